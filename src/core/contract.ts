@@ -1,0 +1,535 @@
+/**
+ * The task contract (seed 002): I1 search before create, I2 memory before checkpoint, I3 a write
+ * lease covers one turn. Every mutation runs inside `StateStore.transact` (one root-wide lock,
+ * compare-and-swap on `version`), on a copy of the state, and is saved only when whole.
+ */
+import { machineLine, parseMachineLine, renderCheckpoint } from "./checkpoint.ts";
+import {
+  CheckpointWriteError,
+  ConflictError,
+  describeCause,
+  InternalError,
+  NoActiveTaskError,
+  NotFoundError,
+  StateCorruptError,
+  TransitionError,
+} from "./errors.ts";
+import { extractKeywords, normalizeKeywords } from "./keywords.ts";
+import { checkGate, consumeUse, type GrantInput, grantLease, revokeLease } from "./lease.ts";
+import type {
+  Clock,
+  CrashPoint,
+  IdSource,
+  MemoryHit,
+  MemoryStore,
+  NewMemory,
+  PendingCheckpoint,
+  PendingStore,
+  StateStore,
+  StateTx,
+} from "./ports.ts";
+import { assertTransition, isTerminal, type TaskStatus, TRANSITIONS } from "./status.ts";
+import { cloneState, type Lease, pushBounded, STATE_FORMAT, type TaskState } from "./task.ts";
+
+export interface ContractDeps {
+  state: StateStore;
+  pending: PendingStore;
+  memory: MemoryStore;
+  clock: Clock;
+  ids: IdSource;
+  crash?: CrashPoint;
+}
+
+export interface CheckpointInput {
+  summary: string;
+  next_step: string;
+  phase?: string;
+  kind?: string;
+}
+
+export interface PendingInfo {
+  path: string;
+  checkpoint_id: string;
+  task_id: string;
+  created_at: string;
+  error: string | null;
+}
+
+export interface ReplayInfo {
+  checkpoint_id: string;
+  memory_id: string;
+  /** False when memory already held this checkpoint (an earlier replay got that far). */
+  created: boolean;
+}
+
+/** How many memories task.start / task.resume return. */
+export const CONTEXT_MEMORIES = 8;
+
+export class TaskContract {
+  readonly #d: ContractDeps;
+
+  constructor(deps: ContractDeps) {
+    this.#d = deps;
+  }
+
+  #crash(point: string): void {
+    this.#d.crash?.(point);
+  }
+
+  #now(): Date {
+    return this.#d.clock.now();
+  }
+
+  async #mustLoad(tx: StateTx | StateStore): Promise<TaskState> {
+    const state = await tx.load();
+    if (!state) throw new NoActiveTaskError();
+    return state;
+  }
+
+  /** Saves `next` as the successor of `prev` (version + 1, updated_at now). */
+  async #commit(tx: StateTx, prev: TaskState | null, next: TaskState, now: Date): Promise<TaskState> {
+    next.version = (prev?.version ?? 0) + 1;
+    next.updated_at = now.toISOString();
+    await tx.save(next, prev ? prev.version : null);
+    return next;
+  }
+
+  #setStatus(state: TaskState, to: TaskStatus, reason: string, now: Date): void {
+    assertTransition(state.status, to);
+    state.history = pushBounded(state.history, {
+      at: now.toISOString(),
+      from: state.status,
+      to,
+      reason,
+      turn: state.turn_index,
+    });
+    if (state.status === "in_progress" && to !== "in_progress") revokeLease(state, `status ${to}`, now);
+    state.status = to;
+  }
+
+  /** The current task, or null; with the pending checkpoint, if one waits. */
+  async status(): Promise<{ task: TaskState | null; pending_checkpoint: PendingInfo | null }> {
+    const task = await this.#d.state.load();
+    return { task, pending_checkpoint: await this.#pendingInfo() };
+  }
+
+  async #pendingInfo(): Promise<PendingInfo | null> {
+    const p = await this.#d.pending.read();
+    if (!p) return null;
+    return {
+      path: this.#d.pending.path,
+      checkpoint_id: p.checkpoint_id,
+      task_id: p.task_id,
+      created_at: p.created_at,
+      error: p.error,
+    };
+  }
+
+  /**
+   * I1: searches this root's memory (given keywords, else keywords from the description) before
+   * any state is created, then creates the task: in_progress, read-only, turn 1.
+   */
+  async startTask(description: string, keywords?: readonly string[]): Promise<{ task: TaskState; memories: MemoryHit[] }> {
+    const before = await this.#d.state.load();
+    this.#refuseActive(before);
+    const terms = normalizeKeywords(keywords) ?? extractKeywords(description);
+    const found = terms.length ? await this.#d.memory.search(terms, { limit: CONTEXT_MEMORIES }) : { hits: [] };
+    return this.#d.state.transact(async (tx) => {
+      const existing = await tx.load();
+      this.#refuseActive(existing);
+      const now = this.#now();
+      const at = now.toISOString();
+      const state: TaskState = {
+        format: STATE_FORMAT,
+        task_id: this.#d.ids.taskId(now),
+        description,
+        keywords: terms,
+        status: "pending",
+        access_mode: "read_only",
+        turn_index: 1,
+        write_lease_turn: null,
+        lease: null,
+        phase: "",
+        next_step: "",
+        created_at: at,
+        updated_at: at,
+        version: 0,
+        last_checkpoint: null,
+        history: [{ at, from: null, to: "pending", reason: "task created", turn: 1 }],
+        lease_log: [],
+      };
+      this.#setStatus(state, "in_progress", "start_task", now);
+      await this.#commit(tx, existing, state, now);
+      return { task: state, memories: found.hits };
+    });
+  }
+
+  #refuseActive(existing: TaskState | null): void {
+    if (existing && !isTerminal(existing.status)) {
+      throw new ConflictError(
+        `Task not started: task ${existing.task_id} is still ${existing.status} in this root; ` +
+          `finish it (task.finish) or fail it (task.transition to failed) first, or use another root`,
+        { reason: "task_active", task_id: existing.task_id, status: existing.status },
+      );
+    }
+  }
+
+  /** Host side: a new user message began. Advances the turn and revokes any lease. */
+  beginTurn(reason = "turn began"): Promise<TaskState> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      const now = this.#now();
+      const next = cloneState(live);
+      next.turn_index = live.turn_index + 1;
+      revokeLease(next, reason, now);
+      return this.#commit(tx, live, next, now);
+    });
+  }
+
+  /** Host side: the turn ended. Revokes any lease; the turn number stays. */
+  endTurn(reason = "turn ended"): Promise<TaskState> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      const now = this.#now();
+      return this.#commit(tx, live, revokeLease(cloneState(live), reason, now), now);
+    });
+  }
+
+  /** Host side: grants a write lease for the current turn only. */
+  enableWrites(input: GrantInput): Promise<TaskState> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      this.#requireWorkable(live, "Writes not granted");
+      const now = this.#now();
+      return this.#commit(tx, live, grantLease(cloneState(live), input, now), now);
+    });
+  }
+
+  #requireWorkable(live: TaskState, what: string): void {
+    if (isTerminal(live.status)) {
+      throw new NoActiveTaskError(`${what}: task ${live.task_id} is ${live.status}; start a new task with task.start`, {
+        task_id: live.task_id,
+        status: live.status,
+      });
+    }
+    if (live.status !== "in_progress") {
+      throw new ConflictError(
+        `${what}: task ${live.task_id} is ${live.status}, not in_progress; ` +
+          `call task.resume or task.transition to in_progress first`,
+        { reason: "not_in_progress", task_id: live.task_id, status: live.status },
+      );
+    }
+  }
+
+  /** Agent side: asks for a lease. Recorded for the host to see; it never grants anything. */
+  requestWrites(reason: string, scope: readonly string[] | null, by: string): Promise<TaskState> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      const now = this.#now();
+      const next = cloneState(live);
+      next.lease_log = pushBounded(next.lease_log, {
+        at: now.toISOString(),
+        event: "requested",
+        turn: live.turn_index,
+        reason,
+        by,
+        scope: scope && scope.length ? [...scope] : null,
+      });
+      return this.#commit(tx, live, next, now);
+    });
+  }
+
+  /**
+   * I3 gate check. Answers from a lock-free read when nothing must change; a stale lease is
+   * revoked (and a counted use recorded) under the lock, re-checked there.
+   */
+  async requireWritable(action: string): Promise<{ action: string; turn: number; lease: Lease }> {
+    const seen = await this.#mustLoad(this.#d.state);
+    const first = checkGate(seen, action, this.#now());
+    if (first.ok && !first.consumes_use) return { action, turn: seen.turn_index, lease: first.lease };
+    if (!first.ok && !first.revoke) throw first.error;
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      const now = this.#now();
+      const decision = checkGate(live, action, now);
+      if (!decision.ok) {
+        if (decision.revoke) await this.#commit(tx, live, revokeLease(cloneState(live), decision.error.reason, now), now);
+        throw decision.error;
+      }
+      if (!decision.consumes_use) return { action, turn: live.turn_index, lease: decision.lease };
+      const next = await this.#commit(tx, live, consumeUse(cloneState(live)), now);
+      return { action, turn: next.turn_index, lease: next.lease! };
+    });
+  }
+
+  /** A whitelisted status change; leaving in_progress revokes the lease. */
+  transition(to: TaskStatus, reason: string): Promise<TaskState> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      const now = this.#now();
+      const next = cloneState(live);
+      this.#setStatus(next, to, reason, now);
+      return this.#commit(tx, live, next, now);
+    });
+  }
+
+  /**
+   * I2, in this order: work on a copy; revoke the lease; render the text with its machine line;
+   * save it to memory; only then write the state and return the text. The checkpoint is written
+   * to the pending file first (write-ahead), so a crash at any point leaves it pending, never lost.
+   * If the memory save fails: the live state's lease is revoked, the pending file keeps the
+   * checkpoint, and `CheckpointWriteError` names it; no text is returned.
+   */
+  checkpoint(input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      if (isTerminal(live.status)) throw new TransitionError(live.status, "paused", TRANSITIONS[live.status]);
+      const now = this.#now();
+      const waiting = await this.#d.pending.read();
+      if (waiting) await this.#replayBeforeCheckpoint(tx, live, waiting, now);
+
+      const working = cloneState(live);
+      revokeLease(working, "checkpoint", now);
+      if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
+      if (input.phase !== undefined) working.phase = input.phase;
+      working.next_step = input.next_step;
+      working.version = live.version + 1;
+      working.updated_at = now.toISOString();
+
+      const checkpointId = this.#d.ids.checkpointId();
+      const savedAt = now.toISOString();
+      const text = renderCheckpoint(working, { summary: input.summary, kind: input.kind ?? "manual" }, checkpointId, savedAt);
+      const record = checkpointRecord(working, text, checkpointId);
+      working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt };
+      const pending: PendingCheckpoint = {
+        format: 1,
+        checkpoint_id: checkpointId,
+        task_id: working.task_id,
+        created_at: savedAt,
+        error: null,
+        record,
+        state: working,
+      };
+      await this.#writeIntent(tx, live, pending, now);
+      this.#crash("checkpoint.after_pending_write");
+
+      let memoryId: string;
+      try {
+        this.#crash("checkpoint.before_memory_commit");
+        memoryId = (await this.#d.memory.save(record)).record.id;
+      } catch (cause) {
+        await this.#failCheckpoint(tx, live, { ...pending, error: describeCause(cause) }, now);
+        throw new CheckpointWriteError(this.#d.pending.path, cause);
+      }
+      this.#crash("checkpoint.after_memory_commit");
+      working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: memoryId, at: savedAt };
+      await tx.save(working, live.version);
+      this.#crash("checkpoint.after_state_write");
+      await this.#d.pending.clear();
+      this.#crash("checkpoint.before_reply");
+      return { text, memory_id: memoryId, task: working };
+    });
+  }
+
+  async #writeIntent(tx: StateTx, live: TaskState, pending: PendingCheckpoint, now: Date): Promise<void> {
+    try {
+      await this.#d.pending.write(pending);
+    } catch (cause) {
+      // Nothing was saved anywhere; still, the turn's lease ends with the attempt.
+      await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint failed", now), now);
+      throw cause;
+    }
+  }
+
+  async #failCheckpoint(tx: StateTx, live: TaskState, pending: PendingCheckpoint, now: Date): Promise<void> {
+    // The live state, not the working copy: the working copy was never saved.
+    await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint write failed", now), now);
+    await this.#d.pending.write(pending);
+  }
+
+  /** A checkpoint still pending must reach memory before a newer one is made, or it would be lost. */
+  async #replayBeforeCheckpoint(tx: StateTx, live: TaskState, waiting: PendingCheckpoint, now: Date): Promise<void> {
+    try {
+      await this.#d.memory.save(waiting.record);
+    } catch (cause) {
+      await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint write failed", now), now);
+      throw new CheckpointWriteError(this.#d.pending.path, cause);
+    }
+    await this.#d.pending.clear();
+  }
+
+  /**
+   * Starts a new turn, read-only, on the stored task: replays a pending checkpoint once (memory
+   * dedupes it by checkpoint id, so a repeated or interrupted replay never makes a second
+   * record), moves paused back to in_progress, and returns the task's recent memories.
+   */
+  resume(): Promise<{
+    task: TaskState;
+    memories: MemoryHit[];
+    replayed: ReplayInfo | null;
+    pending_checkpoint: PendingInfo | null;
+  }> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      const now = this.#now();
+      const waiting = await this.#d.pending.read();
+      let next = cloneState(live);
+      let replayed: ReplayInfo | null = null;
+      let replayError: string | null = null;
+      if (waiting) {
+        try {
+          const saved = await this.#d.memory.save(waiting.record);
+          this.#crash("resume.after_replay");
+          replayed = { checkpoint_id: waiting.checkpoint_id, memory_id: saved.record.id, created: saved.created };
+          if (waiting.task_id === live.task_id && live.last_checkpoint?.checkpoint_id !== waiting.checkpoint_id) {
+            next = applyCheckpoint(next, waiting, saved.record.id, now);
+          }
+        } catch (cause) {
+          replayError = describeCause(cause);
+        }
+      }
+      next.turn_index = next.turn_index + 1;
+      revokeLease(next, "resume", now);
+      if (next.status === "paused") this.#setStatus(next, "in_progress", "resume", now);
+      await this.#commit(tx, live, next, now);
+      this.#crash("resume.after_state_write");
+      if (replayed) await this.#d.pending.clear();
+      else if (waiting && replayError) await this.#d.pending.write({ ...waiting, error: replayError });
+      const memories = await this.#contextMemories(next);
+      return { task: next, memories, replayed, pending_checkpoint: await this.#pendingInfo() };
+    });
+  }
+
+  async #contextMemories(task: TaskState): Promise<MemoryHit[]> {
+    return this.#d.memory.recent(task.task_id, CONTEXT_MEMORIES);
+  }
+
+  /**
+   * Rebuilds the task from the newest checkpoint machine line in this root's memory: a new
+   * turn, read-only. An unreadable state file is moved aside first, never deleted.
+   */
+  recoverFromMemory(): Promise<{ task: TaskState; memory_id: string; quarantined: string | null }> {
+    return this.#d.state.transact(async (tx) => {
+      let live: TaskState | null = null;
+      let corrupt = false;
+      try {
+        live = await tx.load();
+      } catch (e) {
+        if (!(e instanceof StateCorruptError)) throw e;
+        corrupt = true;
+      }
+      const found = await this.#newestMachineState();
+      if (!found) {
+        throw new NotFoundError("checkpoint", "", ": memory holds no checkpoint with a machine line, so there is nothing to recover from");
+      }
+      const { record, machine } = found;
+      const quarantined = corrupt ? await tx.quarantine() : null;
+      const now = this.#now();
+      const at = now.toISOString();
+      const turn = Math.max(machine.turn_index, live?.task_id === machine.task_id ? live.turn_index : 0) + 1;
+      const next: TaskState = {
+        format: STATE_FORMAT,
+        task_id: machine.task_id,
+        description: machine.description,
+        keywords: machine.keywords,
+        status: machine.status,
+        access_mode: "read_only",
+        turn_index: turn,
+        write_lease_turn: null,
+        lease: null,
+        phase: machine.phase,
+        next_step: machine.next_step,
+        created_at: machine.created_at || at,
+        updated_at: at,
+        version: 0,
+        last_checkpoint: { checkpoint_id: machine.checkpoint_id, memory_id: record.id, at: machine.saved_at },
+        history: [{ at, from: null, to: machine.status, reason: `recovered from memory ${record.id}`, turn }],
+        lease_log: [{ at, event: "revoked", turn, reason: "recover" }],
+      };
+      if (next.status === "paused") this.#setStatus(next, "in_progress", "recover", now);
+      next.version = Math.max(live?.version ?? 0, machine.version) + 1;
+      await tx.save(next, live ? live.version : null);
+      return { task: next, memory_id: record.id, quarantined };
+    });
+  }
+
+  async #newestMachineState() {
+    for (const record of await this.#d.memory.stateRecords(20)) {
+      const machine = parseMachineLine(record.content);
+      if (machine) return { record, machine };
+    }
+    return null;
+  }
+
+  /** Completes the task and saves an outcome record to memory first. */
+  finish(summary = ""): Promise<{ task: TaskState; memory_id: string }> {
+    return this.#d.state.transact(async (tx) => {
+      const live = await this.#mustLoad(tx);
+      assertTransition(live.status, "completed");
+      const now = this.#now();
+      const next = cloneState(live);
+      this.#setStatus(next, "completed", "finish", now);
+      revokeLease(next, "finished", now);
+      const content = [
+        "[LongRun Outcome]",
+        `task: ${live.task_id} · completed at turn ${live.turn_index}`,
+        `description: ${live.description}`,
+        `summary: ${summary || "-"}`,
+        machineLine(next, `outcome-${live.task_id}`, now.toISOString()),
+      ].join("\n");
+      let memoryId: string;
+      try {
+        memoryId = (
+          await this.#d.memory.save({
+            type: "outcome",
+            title: `[LongRun Outcome] ${live.task_id}`,
+            content,
+            keywords: ["longrun", "outcome", live.task_id],
+            task_id: live.task_id,
+            dedupe_key: `outcome:${live.task_id}`,
+          })
+        ).record.id;
+      } catch (cause) {
+        throw new InternalError(
+          `Task not finished: the outcome record could not be saved to memory (${describeCause(cause)}); ` +
+            `the task stays ${live.status}; fix the memory database and call task.finish again`,
+          cause,
+        );
+      }
+      await this.#commit(tx, live, next, now);
+      return { task: next, memory_id: memoryId };
+    });
+  }
+}
+
+function checkpointRecord(working: TaskState, text: string, checkpointId: string): NewMemory {
+  return {
+    type: "session",
+    title: `[LongRun Checkpoint] ${working.phase || working.task_id}`,
+    content: text,
+    keywords: ["longrun", "checkpoint", working.task_id],
+    task_id: working.task_id,
+    dedupe_key: `checkpoint:${checkpointId}`,
+  };
+}
+
+/** The live state with a replayed checkpoint's effect applied (status, phase, next step). */
+function applyCheckpoint(base: TaskState, cp: PendingCheckpoint, memoryId: string, now: Date): TaskState {
+  const next = cloneState(base);
+  if (next.status === "in_progress" && cp.state.status === "paused") {
+    next.history = pushBounded(next.history, {
+      at: now.toISOString(),
+      from: "in_progress",
+      to: "paused",
+      reason: "checkpoint replayed",
+      turn: next.turn_index,
+    });
+    next.status = "paused";
+  }
+  next.phase = cp.state.phase;
+  next.next_step = cp.state.next_step;
+  next.turn_index = Math.max(next.turn_index, cp.state.turn_index);
+  next.last_checkpoint = { checkpoint_id: cp.checkpoint_id, memory_id: memoryId, at: cp.created_at };
+  return next;
+}
+

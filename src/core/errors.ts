@@ -1,0 +1,161 @@
+/**
+ * Errors as data. Every condition a caller is expected to handle has one class, a stable `kind`
+ * name and a JSON-RPC code from one table; the wire mapping (JSON-RPC error object, HTTP status)
+ * is derived from these in one place (`src/rpc/errors.ts`).
+ */
+
+/** The error kinds that cross the wire, with their JSON-RPC codes (DESIGN.md "Errors"). */
+export const ERROR_CODES = {
+  write_gate_violation: -32001,
+  transition_error: -32002,
+  checkpoint_write_error: -32003,
+  state_corrupt: -32004,
+  no_active_task: -32005,
+  stale_epoch: -32006,
+  budget_exhausted: -32007,
+  unauthorized: -32008,
+  limit_exceeded: -32009,
+  conflict: -32010,
+  not_found: -32011,
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_CODES;
+
+/** Base class of every error longrun raises on purpose. `data` is what crosses the wire. */
+export class LongrunError extends Error {
+  readonly kind: ErrorKind;
+  readonly data: Record<string, unknown>;
+
+  constructor(kind: ErrorKind, message: string, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.kind = kind;
+    this.data = { kind, ...data };
+  }
+
+  get code(): number {
+    return ERROR_CODES[this.kind];
+  }
+}
+
+export type GateReason = "read_only" | "stale_lease" | "out_of_scope" | "expired" | "uses_exhausted" | "not_in_progress";
+
+/** A write was refused: no lease, a lease from another turn, or an action outside the lease's scope. */
+export class WriteGateViolation extends LongrunError {
+  constructor(
+    message: string,
+    readonly reason: GateReason,
+    readonly action: string,
+    readonly lease_turn: number | null,
+    readonly turn: number,
+    extra: Record<string, unknown> = {},
+  ) {
+    super("write_gate_violation", message, { reason, action, lease_turn, turn, ...extra });
+  }
+}
+
+/** A status change outside the whitelist. `allowed` lists the legal targets from `from`. */
+export class TransitionError extends LongrunError {
+  constructor(readonly from: string, readonly to: string, readonly allowed: readonly string[], hint = "") {
+    const list = allowed.length ? allowed.join(", ") : "none: it is terminal";
+    super(
+      "transition_error",
+      `Transition refused: ${from} -> ${to} is not allowed; from ${from} the task may go to ${list}${hint}`,
+      { from, to, allowed: [...allowed] },
+    );
+  }
+}
+
+/** The memory save of a checkpoint failed: no checkpoint text was produced; the checkpoint waits in `pending_path`. */
+export class CheckpointWriteError extends LongrunError {
+  constructor(readonly pending_path: string, cause: unknown) {
+    super(
+      "checkpoint_write_error",
+      `Checkpoint not saved: the memory write failed (${describeCause(cause)}), so no checkpoint text was produced; ` +
+        `it is kept in ${pending_path} and the next task.resume saves it`,
+      { pending_path, cause: describeCause(cause) },
+      { cause },
+    );
+  }
+}
+
+/** The state file exists but cannot be read as a task state. It is never treated as "no task". */
+export class StateCorruptError extends LongrunError {
+  constructor(readonly path: string, detail: string, cause?: unknown) {
+    super(
+      "state_corrupt",
+      `State file is unreadable: ${path}: ${detail}; it was left untouched. ` +
+        `Call task.recover to rebuild the task from its newest checkpoint in memory (the bad file is kept aside)`,
+      { path, detail },
+      { cause },
+    );
+  }
+}
+
+export class NoActiveTaskError extends LongrunError {
+  constructor(message = "No active task in this root: call task.start first", data: Record<string, unknown> = {}) {
+    super("no_active_task", message, data);
+  }
+}
+
+/** A run write carried an epoch older than the run's current one: another executor owns the run now. */
+export class StaleEpochError extends LongrunError {
+  constructor(readonly run_id: string, readonly epoch: number, readonly current_epoch: number) {
+    super(
+      "stale_epoch",
+      `Run ${run_id} refused a write at epoch ${epoch}: it is now owned at epoch ${current_epoch}; ` +
+        `this executor must stop, or run.claim the run again`,
+      { run_id, epoch, current_epoch },
+    );
+  }
+}
+
+export class BudgetExhaustedError extends LongrunError {
+  constructor(message: string, data: Record<string, unknown>) {
+    super("budget_exhausted", message, data);
+  }
+}
+
+/** The caller's side (host or agent) may not call this method. Nothing was changed. */
+export class UnauthorizedError extends LongrunError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super("unauthorized", message, data);
+  }
+}
+
+/** A payload, string or count is over a documented limit. Nothing was written. */
+export class LimitExceededError extends LongrunError {
+  constructor(readonly field: string, readonly limit: number, readonly actual: number, readonly unit: string) {
+    super(
+      "limit_exceeded",
+      `Limit exceeded: ${field} is ${actual} ${unit}, the limit is ${limit} ${unit}; send less or split it`,
+      { field, limit, actual, unit },
+    );
+  }
+}
+
+/** State changed underneath: a compare-and-swap on the state version lost. Re-read and retry. */
+export class ConflictError extends LongrunError {
+  constructor(message: string, data: Record<string, unknown> = {}) {
+    super("conflict", message, data);
+  }
+}
+
+export class NotFoundError extends LongrunError {
+  constructor(readonly what: string, readonly id: string, hint = "") {
+    super("not_found", `Not found: no ${what} ${JSON.stringify(id)} in this root${hint}`, { what, id });
+  }
+}
+
+export function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  return String(cause);
+}
+
+/** A failure that is not the caller's to fix by changing the request; -32603 on the wire, message kept. */
+export class InternalError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "InternalError";
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The single-turn write lease (invariant I3), as pure functions over a task state.
+ *
+ * A lease is valid only while `access_mode` is writable AND `write_lease_turn` equals
+ * `turn_index`; it may also carry a scope, a time to live and a number of uses, and ends at the
+ * earliest of them and the turn's end. Two fields rather than one boolean: a state loaded from
+ * disk can still say "writable" long after its turn ended, and the turn check refuses it anyway.
+ */
+import { WriteGateViolation } from "./errors.ts";
+import { actionInScope } from "./scope.ts";
+import { type Lease, pushBounded, type TaskState } from "./task.ts";
+
+export interface GrantInput {
+  reason: string;
+  granted_by: string;
+  scope?: readonly string[] | null;
+  ttl_seconds?: number | null;
+  max_uses?: number | null;
+}
+
+/** Grants a lease for the current turn. Mutates and returns `state`. */
+export function grantLease(state: TaskState, input: GrantInput, now: Date): TaskState {
+  const at = now.toISOString();
+  const lease: Lease = {
+    turn: state.turn_index,
+    reason: input.reason,
+    granted_by: input.granted_by,
+    granted_at: at,
+    scope: input.scope && input.scope.length ? [...input.scope] : null,
+    expires_at: input.ttl_seconds ? new Date(now.getTime() + input.ttl_seconds * 1000).toISOString() : null,
+    max_uses: input.max_uses ?? null,
+    uses: 0,
+  };
+  state.access_mode = "writable";
+  state.write_lease_turn = state.turn_index;
+  state.lease = lease;
+  state.lease_log = pushBounded(state.lease_log, {
+    at,
+    event: "granted",
+    turn: state.turn_index,
+    reason: input.reason,
+    by: input.granted_by,
+    scope: lease.scope,
+  });
+  return state;
+}
+
+/** Revokes any lease. Mutates and returns `state`; a no-op on a state that holds none. */
+export function revokeLease(state: TaskState, why: string, now: Date): TaskState {
+  const held = state.access_mode === "writable" || state.write_lease_turn !== null || state.lease !== null;
+  state.access_mode = "read_only";
+  state.write_lease_turn = null;
+  state.lease = null;
+  if (held) {
+    state.lease_log = pushBounded(state.lease_log, {
+      at: now.toISOString(),
+      event: "revoked",
+      turn: state.turn_index,
+      reason: why,
+    });
+  }
+  return state;
+}
+
+export type GateDecision =
+  | { ok: true; lease: Lease; consumes_use: boolean }
+  | { ok: false; error: WriteGateViolation; revoke: boolean };
+
+/**
+ * Decides whether `action` may write now. Pure: the caller persists a revocation (`revoke`) or
+ * a counted use (`consumes_use`).
+ */
+export function checkGate(state: TaskState, action: string, now: Date): GateDecision {
+  const turn = state.turn_index;
+  const leaseTurn = state.write_lease_turn;
+  const quoted = JSON.stringify(action);
+  const refuse = (reason: WriteGateViolation["reason"], message: string, revoke: boolean, extra = {}): GateDecision => ({
+    ok: false,
+    revoke,
+    error: new WriteGateViolation(message, reason, action, leaseTurn, turn, extra),
+  });
+
+  if (state.access_mode !== "writable" || state.lease === null) {
+    return refuse(
+      "read_only",
+      `Write refused: ${quoted} needs a write lease and the task is read-only (turn ${turn}); ` +
+        `finish the discussion, then have the host call writes.enable with a reason in this turn`,
+      state.access_mode === "writable",
+    );
+  }
+  if (leaseTurn !== turn || state.lease.turn !== turn) {
+    return refuse(
+      "stale_lease",
+      `Write refused: ${quoted}: the write lease was granted in turn ${leaseTurn} and this is turn ${turn}, ` +
+        `so it has expired and is now revoked; have the host call writes.enable again in this turn`,
+      true,
+    );
+  }
+  if (state.status !== "in_progress") {
+    return refuse(
+      "not_in_progress",
+      `Write refused: ${quoted}: the task is ${state.status}, not in_progress; ` +
+        `transition it back to in_progress, then have the host grant a new lease`,
+      true,
+    );
+  }
+  const lease = state.lease;
+  if (lease.expires_at !== null && now.getTime() >= Date.parse(lease.expires_at)) {
+    return refuse(
+      "expired",
+      `Write refused: ${quoted}: the write lease expired at ${lease.expires_at} (its time to live ran out); ` +
+        `have the host call writes.enable again`,
+      true,
+      { expires_at: lease.expires_at },
+    );
+  }
+  if (lease.max_uses !== null && lease.uses >= lease.max_uses) {
+    return refuse(
+      "uses_exhausted",
+      `Write refused: ${quoted}: the write lease allowed ${lease.max_uses} write(s) and all were used; ` +
+        `have the host call writes.enable again`,
+      true,
+      { max_uses: lease.max_uses },
+    );
+  }
+  if (lease.scope !== null && !actionInScope(action, lease.scope)) {
+    return refuse(
+      "out_of_scope",
+      `Write refused: ${quoted} is outside the lease's scope ${JSON.stringify(lease.scope)}; ` +
+        `stay inside it, or ask the host for a lease that covers this action`,
+      false,
+      { scope: lease.scope },
+    );
+  }
+  return { ok: true, lease, consumes_use: lease.max_uses !== null };
+}
+
+/** Records one use of the lease (only meaningful when it has `max_uses`). Mutates and returns `state`. */
+export function consumeUse(state: TaskState): TaskState {
+  if (state.lease) state.lease = { ...state.lease, uses: state.lease.uses + 1 };
+  return state;
+}

@@ -1,0 +1,33 @@
+/**
+ * Documented limits. At a limit things work; one unit over, the request fails with
+ * `limit_exceeded` naming the field, the limit, the actual size and the unit, and nothing is written.
+ * The README's "Limits" table is generated from the same numbers (`system.describe` returns them).
+ */
+export const LIMITS = {
+  /** One JSON-RPC message on stdio (one line), in bytes, newline excluded. */
+  line_bytes: 1024 * 1024,
+  /** One HTTP request body, in bytes. */
+  body_bytes: 1024 * 1024,
+  /** Requests in one JSON-RPC batch. */
+  batch_size: 100,
+  /** Nesting depth of a JSON-RPC message. */
+  json_depth: 32,
+  /** A short text field (reason, action, title, phase, next_step, …), in characters. */
+  short_text_chars: 2_000,
+  /** A long text field (description, summary), in characters. */
+  text_chars: 64 * 1024,
+  /** One memory body, in characters. */
+  memory_content_chars: 512 * 1024,
+  /** Keywords of one memory or task, and scope patterns of one lease. */
+  list_items: 64,
+  /** Memories one root may hold. */
+  memories_per_root: 100_000,
+  /** Hits in one page of memory search. */
+  search_limit: 50,
+} as const;
+
+/** Bodies longer than this (UTF-8 bytes) are kept under raw_data/, the index keeping a reference and a digest. */
+export const INLINE_BODY_BYTES = 8 * 1024;
+
+/** How much of an externalised body the index keeps inline as a preview, in characters. */
+export const PREVIEW_CHARS = 2_000;

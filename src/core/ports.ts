@@ -1,0 +1,121 @@
+/**
+ * The small interfaces the core talks to. The core does no I/O itself: a state store, a store
+ * for pending checkpoints, a memory store, a clock and an id source are handed to it.
+ */
+import type { TaskState } from "./task.ts";
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdSource {
+  /** A new task id, e.g. `T_20261129_211700_9f3a`. */
+  taskId(now: Date): string;
+  /** A random id for one checkpoint, used as its idempotency key in memory. */
+  checkpointId(): string;
+}
+
+/** Inside `StateStore.transact`: reads and compare-and-swap writes under the root's lock. */
+export interface StateTx {
+  /** The current state, `null` when there is none. Throws `StateCorruptError` on an unreadable file. */
+  load(): Promise<TaskState | null>;
+  /**
+   * Writes `state` atomically if the stored version is still `expectedVersion` (`null`: no state
+   * may exist yet); otherwise throws `ConflictError` and writes nothing.
+   */
+  save(state: TaskState, expectedVersion: number | null): Promise<void>;
+  /** Moves an unreadable state file aside (never deletes it); returns where it went. */
+  quarantine(): Promise<string | null>;
+}
+
+export interface StateStore {
+  readonly path: string;
+  /** A lock-free read (writes are atomic renames, so a read is never torn). */
+  load(): Promise<TaskState | null>;
+  /** Runs `fn` holding the root's exclusive lock, across processes. */
+  transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>;
+}
+
+/** A memory record to save. `dedupe_key` makes the save idempotent: a second save returns the first record. */
+export interface NewMemory {
+  type: string;
+  title: string;
+  content: string;
+  keywords: string[];
+  task_id?: string | null;
+  dedupe_key?: string | null;
+}
+
+export interface MemoryRecord {
+  id: string;
+  type: string;
+  title: string;
+  content: string;
+  keywords: string[];
+  task_id: string | null;
+  created_at: string;
+  /** Where a long body lives under `raw_data/` (generated name), or null when it is stored inline. */
+  raw_ref: string | null;
+  sha256: string;
+  size: number;
+}
+
+export interface MemoryHit {
+  id: string;
+  type: string;
+  title: string;
+  snippet: string;
+  score: number;
+  task_id: string | null;
+  created_at: string;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  type?: string;
+  cursor?: string;
+}
+
+export interface SearchPage {
+  hits: MemoryHit[];
+  next_cursor: string | null;
+}
+
+export interface SaveResult {
+  record: MemoryRecord;
+  /** False when `dedupe_key` matched an existing record and nothing new was written. */
+  created: boolean;
+}
+
+export interface MemoryStore {
+  /** A string is split into terms on white space; an array is taken as terms. Terms are OR'ed, ranked by bm25. */
+  search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
+  save(record: NewMemory): Promise<SaveResult>;
+  get(id: string): Promise<MemoryRecord | null>;
+  /** Newest records of a task, newest first. */
+  recent(taskId: string, limit: number): Promise<MemoryHit[]>;
+  /** Newest records that carry a machine line (checkpoints and outcomes), newest first, bodies included. */
+  stateRecords(limit: number): Promise<MemoryRecord[]>;
+}
+
+export interface PendingCheckpoint {
+  format: 1;
+  checkpoint_id: string;
+  task_id: string;
+  created_at: string;
+  /** Why the memory save failed, when it did; null while the save is under way. */
+  error: string | null;
+  record: NewMemory;
+  /** The task as the checkpoint leaves it (paused, read-only). */
+  state: TaskState;
+}
+
+export interface PendingStore {
+  readonly path: string;
+  read(): Promise<PendingCheckpoint | null>;
+  write(pending: PendingCheckpoint): Promise<void>;
+  clear(): Promise<void>;
+}
+
+/** Named points where tests may kill the process (`LONGRUN_CRASH_AT`); a no-op otherwise. */
+export type CrashPoint = (point: string) => void;

@@ -1,0 +1,144 @@
+/**
+ * A root binds everything of one project (invariant I4): its state file, pending checkpoint,
+ * memory database and raw bodies all live under one absolute directory. Nothing here is module
+ * global: open as many roots as you like in one process; each is fully isolated.
+ */
+import { mkdirSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { TaskContract } from "./core/contract.ts";
+import type { Clock, CrashPoint, IdSource } from "./core/ports.ts";
+import { Database } from "./memory/db.ts";
+import { MIGRATIONS, migrate, schemaVersion } from "./memory/schema.ts";
+import { searchMemories } from "./memory/search.ts";
+import { LibsqlMemory, type Searcher } from "./memory/store.ts";
+import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
+import { removeOrphanTemps } from "./store/atomic.ts";
+import { crashPointsFromEnv } from "./store/crash.ts";
+import { FilePendingStore } from "./store/pending_file.ts";
+import { FileStateStore } from "./store/state_file.ts";
+import { systemClock, systemIds } from "./store/system.ts";
+
+/** The root a caller named is not an existing absolute directory. */
+export class InvalidRootError extends Error {
+  constructor(readonly root: string, detail: string) {
+    super(`Invalid root ${JSON.stringify(root)}: ${detail}; pass the absolute path of an existing project directory`);
+    this.name = "InvalidRootError";
+  }
+}
+
+export interface RootPaths {
+  dir: string;
+  longrun: string;
+  state: string;
+  pending: string;
+  lock: string;
+  memoryDb: string;
+  rawData: string;
+}
+
+export function rootPaths(dir: string): RootPaths {
+  const longrun = join(dir, ".longrun");
+  return {
+    dir,
+    longrun,
+    state: join(longrun, "state.json"),
+    pending: join(longrun, "pending_checkpoint.json"),
+    lock: join(longrun, "lock"),
+    memoryDb: join(dir, "memory.db"),
+    rawData: join(dir, "raw_data"),
+  };
+}
+
+/** Checks that `dir` is an existing absolute directory and returns its real path. */
+export function resolveRoot(dir: string): string {
+  if (typeof dir !== "string" || dir === "") throw new InvalidRootError(String(dir), "it is empty");
+  if (dir.includes("\0")) throw new InvalidRootError(dir, "it contains a NUL byte");
+  if (!isAbsolute(dir)) throw new InvalidRootError(dir, "it is not an absolute path");
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    throw new InvalidRootError(dir, "it does not exist");
+  }
+  if (!st.isDirectory()) throw new InvalidRootError(dir, "it is not a directory");
+  return realpathSync(dir);
+}
+
+export interface RootOptions {
+  /** Run memory searches in a Worker (default true). One-shot commands may search in-process. */
+  searchInWorker?: boolean;
+  clock?: Clock;
+  ids?: IdSource;
+  crash?: CrashPoint;
+  /** For tests of non-blocking gates only: every Worker search first blocks the Worker this long. */
+  testOnlySearchBlockMs?: number;
+}
+
+export class Root {
+  readonly paths: RootPaths;
+  readonly contract: TaskContract;
+  readonly memory: LibsqlMemory;
+  readonly db: Database;
+  readonly state: FileStateStore;
+  readonly pending: FilePendingStore;
+  readonly #searcher: Searcher;
+  #closed = false;
+
+  private constructor(paths: RootPaths, db: Database, searcher: Searcher, options: RootOptions) {
+    const clock = options.clock ?? systemClock;
+    const crash = options.crash ?? crashPointsFromEnv();
+    this.paths = paths;
+    this.db = db;
+    this.#searcher = searcher;
+    this.state = new FileStateStore({ path: paths.state, lockPath: paths.lock, clock, crash });
+    this.pending = new FilePendingStore(paths.pending, crash);
+    this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, crash });
+    this.contract = new TaskContract({
+      state: this.state,
+      pending: this.pending,
+      memory: this.memory,
+      clock,
+      ids: options.ids ?? systemIds,
+      crash,
+    });
+  }
+
+  get dir(): string {
+    return this.paths.dir;
+  }
+
+  /** Opens (and on first use lays out) the root at `dir`: `.longrun/`, `memory.db`, `raw_data/`. */
+  static async open(dir: string, options: RootOptions = {}): Promise<Root> {
+    const paths = rootPaths(resolveRoot(dir));
+    mkdirSync(paths.longrun, { recursive: true, mode: 0o700 });
+    mkdirSync(paths.rawData, { recursive: true, mode: 0o700 });
+    removeOrphanTemps(paths.longrun);
+    removeOrphanTemps(paths.rawData);
+    const url = pathToFileURL(paths.memoryDb).href;
+    const db = await Database.open(url);
+    try {
+      await migrate(db);
+      const version = await schemaVersion(db);
+      const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+      if (version > known) {
+        throw new Error(`${paths.memoryDb} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
+      }
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+    const searcher: Searcher =
+      options.searchInWorker === false
+        ? new InProcessSearcher((q, o) => searchMemories(db, q, o))
+        : new WorkerSearcher(url, { testOnlyBlockMs: options.testOnlySearchBlockMs });
+    return new Root(paths, db, searcher, options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#searcher.close();
+    await this.db.close();
+  }
+}

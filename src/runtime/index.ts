@@ -1,0 +1,35 @@
+/**
+ * The one place that knows which runtime runs us. Runtime-specific code lives in
+ * `src/runtime/<runtime>/`, loaded on demand from here and nowhere else.
+ */
+
+export type RuntimeKey = "bun" | "deno" | "other";
+
+export function runtimeKey(): RuntimeKey {
+  const g = globalThis as Record<string, unknown>;
+  if (typeof g.Bun !== "undefined") return "bun";
+  if (typeof g.Deno !== "undefined") return "deno";
+  return "other";
+}
+
+/** An exclusive advisory lock on a file (flock): released by `release()` or when the process dies. */
+export interface FileLock {
+  release(): Promise<void>;
+}
+
+export interface FileLocker {
+  /** Takes the lock without waiting; null when another holder has it. */
+  tryLock(path: string): Promise<FileLock | null>;
+}
+
+let locker: Promise<FileLocker> | null = null;
+
+export function fileLocker(): Promise<FileLocker> {
+  if (!locker) {
+    const key = runtimeKey();
+    if (key === "bun") locker = import("./bun/lock.ts").then((m) => m.bunLocker());
+    else if (key === "deno") locker = import("./deno/lock.ts").then((m) => m.denoLocker());
+    else locker = Promise.reject(new Error("longrun runs on Bun or Deno; this runtime has no file lock adapter"));
+  }
+  return locker;
+}

@@ -1,0 +1,66 @@
+/**
+ * `<root>/.longrun/pending_checkpoint.json`: a checkpoint that memory does not hold yet. Written
+ * atomically before the memory save (write-ahead) and removed only after the state that records
+ * it is written, so a crash anywhere leaves the checkpoint either in memory or here.
+ */
+import { readFileSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
+import { StateCorruptError } from "../core/errors.ts";
+import type { CrashPoint, PendingCheckpoint, PendingStore } from "../core/ports.ts";
+import { decodeState } from "./state_codec.ts";
+import { fsyncDir, writeFileAtomic } from "./atomic.ts";
+
+export class FilePendingStore implements PendingStore {
+  readonly path: string;
+  readonly #crash: CrashPoint;
+
+  constructor(path: string, crash?: CrashPoint) {
+    this.path = path;
+    this.#crash = crash ?? (() => {});
+  }
+
+  read(): Promise<PendingCheckpoint | null> {
+    let text: string;
+    try {
+      text = readFileSync(this.path, "utf8");
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return Promise.resolve(null);
+      throw e;
+    }
+    let raw: Record<string, unknown>;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new StateCorruptError(this.path, `pending checkpoint is not valid JSON (${(e as Error).message})`, e);
+    }
+    const rec = raw?.record as Record<string, unknown> | undefined;
+    if (
+      raw?.format !== 1 ||
+      typeof raw.checkpoint_id !== "string" ||
+      typeof raw.task_id !== "string" ||
+      typeof rec?.content !== "string" ||
+      typeof rec?.title !== "string" ||
+      typeof rec?.type !== "string"
+    ) {
+      throw new StateCorruptError(this.path, "pending checkpoint lacks checkpoint_id, task_id or record");
+    }
+    const state = decodeState(JSON.stringify(raw.state), this.path, new Date()).state;
+    return Promise.resolve({ ...(raw as unknown as PendingCheckpoint), state });
+  }
+
+  write(pending: PendingCheckpoint): Promise<void> {
+    writeFileAtomic(this.path, JSON.stringify(pending, null, 2) + "\n", { mode: 0o600, label: "pending", crash: this.#crash });
+    return Promise.resolve();
+  }
+
+  clear(): Promise<void> {
+    try {
+      unlinkSync(this.path);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return Promise.resolve();
+      throw e;
+    }
+    fsyncDir(dirname(this.path));
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,68 @@
+/** Shared test helpers: temp roots, child processes of the same runtime, polling with a deadline. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
+export const isDeno = typeof (globalThis as Record<string, unknown>).Deno !== "undefined";
+
+export function tempDir(prefix = "longrun-test-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** argv that runs a TypeScript file with the runtime running the tests (bun, or deno run). */
+export function scriptArgv(script: string, args: string[] = []): string[] {
+  const exe = process.execPath;
+  return isDeno ? [exe, "run", "-A", "--no-check", "--quiet", script, ...args] : [exe, script, ...args];
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function run(
+  argv: string[],
+  options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd ?? REPO,
+      env: { ...process.env, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes. */
+export async function until<T>(check: () => T | Promise<T>, what: string, deadlineMs = 10_000): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The architecture, enforced: the core (src/core) imports nothing but other core files, and
+ * touches no runtime (no Bun, Deno, process, node: modules) and no I/O.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, test } from "node:test";
+import { REPO } from "./helpers.ts";
+
+const CORE = join(REPO, "src", "core");
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+/** Problems with one core file's source; exported logic is tested on a bad sample below. */
+export function coreViolations(file: string, source: string): string[] {
+  const problems: string[] = [];
+  const specifiers = [
+    ...source.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']/gms),
+    ...source.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g),
+    ...source.matchAll(/\brequire\s*\(\s*["']([^"']+)["']\s*\)/g),
+  ].map((m) => m[1]!);
+  for (const spec of specifiers) {
+    if (!spec.startsWith(".")) {
+      problems.push(`imports a package or runtime module: ${spec}`);
+      continue;
+    }
+    const target = resolve(dirname(file), spec);
+    if (relative(CORE, target).startsWith("..")) problems.push(`imports outside the core: ${spec}`);
+  }
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+  for (const global of ["Bun", "Deno", "process", "require", "fetch", "setTimeout", "Worker"]) {
+    if (new RegExp(`\\b${global}\\b\\s*[.(]`).test(code)) problems.push(`uses the runtime global ${global}`);
+  }
+  return problems;
+}
+
+describe("layering", () => {
+  test("the checker itself flags runtime imports, edge imports and runtime globals", () => {
+    const f = join(CORE, "x.ts");
+    assert.equal(coreViolations(f, `import { readFileSync } from "node:fs";`).length, 1);
+    assert.equal(coreViolations(f, `import { Root } from "../root.ts";`).length, 1);
+    assert.equal(coreViolations(f, `const x = Bun.file("a");`).length, 1);
+    assert.equal(coreViolations(f, `const m = await import("../memory/db.ts");`).length, 1);
+    assert.equal(coreViolations(f, `import { a } from "./lease.ts";`).length, 0);
+  });
+
+  const files = filesUnder(CORE);
+  test("the core has files to check", () => assert.ok(files.length >= 5));
+  for (const file of files) {
+    test(`core file ${relative(REPO, file)} imports no runtime module and no edge`, () => {
+      assert.deepEqual(coreViolations(file, readFileSync(file, "utf8")), []);
+    });
+  }
+});
