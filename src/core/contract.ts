@@ -133,7 +133,9 @@ export class TaskContract {
     const before = await this.#d.state.load();
     this.#refuseActive(before);
     const terms = normalizeKeywords(keywords) ?? extractKeywords(description);
-    const found = terms.length ? await this.#d.memory.search(terms, { limit: CONTEXT_MEMORIES }) : { hits: [] };
+    // Even when no keyword can be extracted the search runs (on the description itself): an
+    // empty result is fine, a skipped search is not.
+    const found = await this.#d.memory.search(terms.length ? terms : description, { limit: CONTEXT_MEMORIES });
     return this.#d.state.transact(async (tx) => {
       const existing = await tx.load();
       this.#refuseActive(existing);

@@ -13,6 +13,11 @@ export interface Stmt {
   args?: InArgs;
 }
 
+export function isBusy(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code ?? "";
+  return code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED";
+}
+
 export class Database {
   readonly url: string;
   readonly #client: Client;
@@ -35,11 +40,28 @@ export class Database {
     });
     const db = new Database(url, client);
     if (local) {
-      await db.execute({ sql: "PRAGMA journal_mode=WAL" });
+      // Switching a new file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY at
+      // once (without its busy handler) when another process is doing the same: retry it.
+      await db.retryBusy(() => db.execute({ sql: "PRAGMA journal_mode=WAL" }));
       await db.execute({ sql: "PRAGMA synchronous=FULL" });
       await db.execute({ sql: "PRAGMA foreign_keys=ON" });
     }
     return db;
+  }
+
+  /** Retries `op` while it fails with SQLITE_BUSY, for up to the busy timeout. */
+  async retryBusy<T>(op: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    let wait = 2;
+    for (;;) {
+      try {
+        return await op();
+      } catch (e) {
+        if (!isBusy(e) || Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 50);
+      }
+    }
   }
 
   #enqueue<T>(op: () => Promise<T>): Promise<T> {

@@ -41,12 +41,14 @@ export const MIGRATIONS: Migration[] = [
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */
 export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
-  await db.execute(
-    `CREATE TABLE IF NOT EXISTS schema_migrations (
-      version INTEGER PRIMARY KEY,
-      name TEXT NOT NULL,
-      applied_at TEXT NOT NULL
-    )`,
+  await db.retryBusy(() =>
+    db.execute(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at TEXT NOT NULL
+      )`,
+    )
   );
   let applied = 0;
   for (const m of migrations) {

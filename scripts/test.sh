@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Every check, in order: install (from the lock file), type-check, the suite under Bun, the suite
+# under Deno, then the compiled binary's own tests. Runs everything, prints each runner's summary,
+# and exits non-zero if any step failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== installing dependencies (npm ci)"
+  npm ci --no-audit --no-fund || exit 1
+fi
+
+BIN=node_modules/.bin
+failed=()
+summary=()
+
+step() {
+  local name=$1; shift
+  echo
+  echo "== $name"
+  local log
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  summary+=("$name: $( [ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)" ) $(grep -aE '^ *[0-9]+ (pass|fail)$|^Ran [0-9]+ tests|(ok|FAILED) \| [0-9]+ passed|^Ran [0-9]+ test|^OK|^FAILED \(' "$log" | sed -E 's/\x1b\[[0-9;]*m//g' | tr '\n' ' ')")
+  rm -f "$log"
+  [ "$rc" = 0 ] || failed+=("$name")
+}
+
+step "type-check (tsc --noEmit, strict)" "$BIN/tsc" -p .
+step "tests on Bun" "$BIN/bun" test --timeout 60000 tests/
+step "tests on Deno" "$BIN/deno" test -A --no-check tests/
+
+echo
+echo "== summary"
+for s in "${summary[@]}"; do echo "  $s"; done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all checks passed"

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { RecordingMemory } from "./doubles.ts";
+import { contractWith, type Fixture, openFixture } from "./setup.ts";
+
+describe("I1: task.start searches memory before it creates state", () => {
+  let fx: Fixture;
+  beforeEach(async () => (fx = await openFixture()));
+  afterEach(() => fx.close());
+
+  test("the first memory operation is a search, made while no task state exists", async () => {
+    const spy = new RecordingMemory(fx.root.memory, fx.root.paths.state);
+    const { task } = await contractWith(fx.root, spy).startTask("Integrate the second supplier API");
+    assert.equal(spy.calls[0]?.op, "search");
+    assert.equal(spy.calls[0]?.stateExisted, false);
+    assert.ok(existsSync(fx.root.paths.state));
+    assert.equal(task.status, "in_progress");
+  });
+
+  test("it searches with the given keywords, else with keywords from the description", async () => {
+    await fx.root.memory.save({ type: "decision", title: "Supplier choice", content: "We picked Xometry", keywords: [] });
+    const given = await fx.root.contract.startTask("something unrelated", ["Xometry"]);
+    assert.deepEqual(given.memories.map((m) => m.title), ["Supplier choice"]);
+    assert.deepEqual(given.task.keywords, ["Xometry"]);
+    await fx.root.contract.finish();
+    const derived = await fx.root.contract.startTask("Continue the supplier integration");
+    assert.ok(derived.task.keywords.includes("supplier"));
+    assert.deepEqual(derived.memories.map((m) => m.title).includes("Supplier choice"), true);
+  });
+
+  test("an empty memory is fine: the task starts in_progress, read-only, in turn 1", async () => {
+    const { task, memories } = await fx.root.contract.startTask("a brand new project");
+    assert.deepEqual(memories, []);
+    assert.equal(task.status, "in_progress");
+    assert.equal(task.access_mode, "read_only");
+    assert.equal(task.turn_index, 1);
+    assert.equal(task.write_lease_turn, null);
+    assert.equal(task.version, 1);
+    assert.equal(task.description, "a brand new project");
+  });
+
+  test("a second start while a task is active is refused and changes nothing", async () => {
+    const first = await fx.root.contract.startTask("first");
+    await assert.rejects(fx.root.contract.startTask("second"), (e: { kind?: string; data?: { task_id?: string } }) => {
+      return e.kind === "conflict" && e.data?.task_id === first.task.task_id;
+    });
+    assert.deepEqual((await fx.root.contract.status()).task, first.task);
+  });
+
+  test("after a task finishes, a new one starts and the version keeps increasing", async () => {
+    await fx.root.contract.startTask("first");
+    const done = await fx.root.contract.finish("ok");
+    const next = await fx.root.contract.startTask("second");
+    assert.notEqual(next.task.task_id, done.task.task_id);
+    assert.equal(next.task.version, done.task.version + 1);
+  });
+});

@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { CheckpointWriteError } from "../../src/core/errors.ts";
+import { REPO, run, scriptArgv } from "../helpers.ts";
+import { FailingMemory, RecordingMemory } from "./doubles.ts";
+import { contractWith, countCheckpoints, type Fixture, openFixture } from "./setup.ts";
+
+const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
+
+async function cli(dir: string, op: string, params: unknown = {}, env: Record<string, string> = {}) {
+  const r = await run(scriptArgv(CLI, [dir, op, JSON.stringify(params)]), { env });
+  const line = r.stdout.trim().split("\n").filter(Boolean).at(-1);
+  return { ...r, out: line ? JSON.parse(line) : null };
+}
+
+const CP = { summary: "adapters done", next_step: "接入第二个供应商", phase: "接口适配" };
+
+describe("I2: a checkpoint is in memory before its text is returned", () => {
+  let fx: Fixture;
+  beforeEach(async () => (fx = await openFixture()));
+  afterEach(() => fx.close());
+
+  test("checkpoint saves to memory before returning, and the text returned is the text saved", async () => {
+    const c = fx.root.contract;
+    await c.startTask("integrate supplier two");
+    const spy = new RecordingMemory(fx.root.memory, fx.root.paths.state);
+    const before = readFileSync(fx.root.paths.state, "utf8");
+    const out = await contractWith(fx.root, spy).checkpoint(CP);
+    assert.deepEqual(spy.calls.map((x) => x.op), ["save"]);
+    const rec = await fx.root.memory.get(out.memory_id);
+    assert.equal(rec?.content, out.text);
+    assert.equal(rec?.type, "session");
+    assert.match(out.text, /<!-- longrun-state: \{.*"status":"paused".*"access_mode":"read_only".*\} -->$/);
+    assert.notEqual(readFileSync(fx.root.paths.state, "utf8"), before);
+    const stored = (await c.status()).task!;
+    assert.equal(stored.status, "paused");
+    assert.equal(stored.access_mode, "read_only");
+    assert.equal(stored.next_step, CP.next_step);
+    assert.equal(stored.last_checkpoint?.memory_id, out.memory_id);
+    assert.equal(existsSync(fx.root.paths.pending), false);
+  });
+
+  test("checkpoint revokes the lease it was given", async () => {
+    const c = fx.root.contract;
+    await c.startTask("t");
+    await c.enableWrites({ reason: "ok", granted_by: "host" });
+    const out = await c.checkpoint(CP);
+    assert.equal(out.task.access_mode, "read_only");
+    assert.equal(out.task.write_lease_turn, null);
+    await assert.rejects(c.requireWritable("write after checkpoint"), { kind: "write_gate_violation" });
+  });
+
+  test("a failed memory write blocks the checkpoint text, revokes the live lease and leaves a pending file", async () => {
+    await fx.root.contract.startTask("t");
+    await fx.root.contract.enableWrites({ reason: "ok", granted_by: "host" });
+    const failing = new FailingMemory(fx.root.memory);
+    let text: string | undefined;
+    await assert.rejects(
+      (async () => {
+        text = (await contractWith(fx.root, failing).checkpoint(CP)).text;
+      })(),
+      (e: unknown) => {
+        assert.ok(e instanceof CheckpointWriteError);
+        assert.equal(e.kind, "checkpoint_write_error");
+        assert.equal(e.pending_path, fx.root.paths.pending);
+        assert.equal(e.data.pending_path, fx.root.paths.pending);
+        return true;
+      },
+    );
+    assert.equal(text, undefined);
+    const live = (await fx.root.contract.status()).task!;
+    assert.equal(live.access_mode, "read_only");
+    assert.equal(live.write_lease_turn, null);
+    assert.equal(live.status, "in_progress", "the checkpoint did not happen, so the task was not paused");
+    const pending = JSON.parse(readFileSync(fx.root.paths.pending, "utf8"));
+    assert.equal(pending.task_id, live.task_id);
+    assert.match(pending.error, /injected failure/);
+    assert.match(pending.record.content, /longrun-state/);
+    assert.equal(await countCheckpoints(fx.root), 0);
+    assert.equal((await fx.root.contract.status()).pending_checkpoint?.path, fx.root.paths.pending);
+  });
+
+  test("a full disk (max_page_count) is a failed memory write, never a saved claim", async () => {
+    await fx.root.contract.startTask("t");
+    const pages = Number((await fx.root.db.execute("PRAGMA page_count")).rows[0]![0]);
+    await fx.root.db.execute(`PRAGMA max_page_count = ${pages}`);
+    await assert.rejects(fx.root.contract.checkpoint({ ...CP, summary: "x".repeat(50_000) }), { kind: "checkpoint_write_error" });
+    assert.equal(await countCheckpoints(fx.root), 0);
+    assert.ok(existsSync(fx.root.paths.pending));
+    await fx.root.db.execute("PRAGMA max_page_count = 1073741823");
+    const r = await fx.root.contract.resume();
+    assert.equal(r.replayed?.created, true);
+    assert.equal(await countCheckpoints(fx.root), 1);
+  });
+
+  test("the next resume replays a pending checkpoint exactly once", async () => {
+    await fx.root.contract.startTask("t");
+    const failing = new FailingMemory(fx.root.memory);
+    await assert.rejects(contractWith(fx.root, failing).checkpoint(CP), { kind: "checkpoint_write_error" });
+    const pendingId = JSON.parse(readFileSync(fx.root.paths.pending, "utf8")).checkpoint_id;
+
+    const first = await fx.root.contract.resume();
+    assert.equal(first.replayed?.checkpoint_id, pendingId);
+    assert.equal(first.replayed?.created, true);
+    assert.equal(first.task.last_checkpoint?.checkpoint_id, pendingId);
+    assert.equal(first.task.next_step, CP.next_step);
+    assert.equal(existsSync(fx.root.paths.pending), false);
+    assert.equal(await countCheckpoints(fx.root), 1);
+
+    const second = await fx.root.contract.resume();
+    assert.equal(second.replayed, null);
+    assert.equal(await countCheckpoints(fx.root), 1);
+  });
+
+  test("while memory is still down, resume keeps the pending checkpoint and says so", async () => {
+    await fx.root.contract.startTask("t");
+    const failing = new FailingMemory(fx.root.memory);
+    const c = contractWith(fx.root, failing);
+    await assert.rejects(c.checkpoint(CP), { kind: "checkpoint_write_error" });
+    const r = await c.resume();
+    assert.equal(r.replayed, null);
+    assert.match(r.pending_checkpoint?.error ?? "", /injected failure/);
+    assert.ok(existsSync(fx.root.paths.pending));
+    assert.equal(r.task.access_mode, "read_only");
+  });
+
+  test("a new checkpoint while an older one is pending saves the older one first", async () => {
+    await fx.root.contract.startTask("t");
+    const failing = new FailingMemory(fx.root.memory);
+    const c = contractWith(fx.root, failing);
+    await assert.rejects(c.checkpoint({ ...CP, summary: "older" }), { kind: "checkpoint_write_error" });
+    failing.failing = false;
+    const out = await c.checkpoint({ ...CP, summary: "newer" });
+    assert.equal(await countCheckpoints(fx.root), 2);
+    assert.match(out.text, /summary: newer/);
+    assert.equal(existsSync(fx.root.paths.pending), false);
+  });
+
+  test("a checkpoint of a finished task is refused", async () => {
+    await fx.root.contract.startTask("t");
+    await fx.root.contract.finish();
+    await assert.rejects(fx.root.contract.checkpoint(CP), { kind: "transition_error" });
+  });
+});
+
+describe("I2 across crashes (real child processes killed with SIGKILL)", () => {
+  let fx: Fixture;
+  beforeEach(async () => (fx = await openFixture()));
+  afterEach(() => fx.close());
+
+  test("a crash between replay and cleanup never yields a second memory record", async () => {
+    await fx.root.contract.startTask("t");
+    await assert.rejects(contractWith(fx.root, new FailingMemory(fx.root.memory)).checkpoint(CP), { kind: "checkpoint_write_error" });
+
+    const crashed = await cli(fx.dir, "resume", {}, { LONGRUN_CRASH_AT: "resume.after_replay" });
+    assert.equal(crashed.signal, "SIGKILL");
+    assert.equal(await countCheckpoints(fx.root), 1, "the replay reached memory before the crash");
+    assert.ok(existsSync(fx.root.paths.pending), "the crash came before cleanup");
+
+    const again = await cli(fx.dir, "resume");
+    assert.equal(again.out.result.replayed.created, false);
+    assert.equal(await countCheckpoints(fx.root), 1);
+    assert.equal(existsSync(fx.root.paths.pending), false);
+  });
+
+  for (const point of [
+    "checkpoint.after_pending_write",
+    "checkpoint.before_memory_commit",
+    "memory.before_commit",
+    "checkpoint.after_memory_commit",
+    "state.after_temp_write",
+    "state.after_temp_fsync",
+    "state.after_rename",
+    "state.after_dir_fsync",
+    "checkpoint.after_state_write",
+    "checkpoint.before_reply",
+  ]) {
+    test(`killed at ${point}: nothing is claimed that is not saved, and one resume leaves exactly one record`, async () => {
+      await cli(fx.dir, "start", { description: "crash test" });
+      const r = await cli(fx.dir, "checkpoint", CP, { LONGRUN_CRASH_AT: point });
+      assert.equal(r.signal, "SIGKILL", r.stderr);
+      assert.equal(r.out, null, "no checkpoint text reached the caller");
+      // A4: the state file parses; A1/A2: the checkpoint is in memory or pending, never lost
+      const st = await cli(fx.dir, "status");
+      assert.ok(st.out.result.task, st.stdout + st.stderr);
+      const inMemory = await countCheckpoints(fx.root);
+      assert.ok(inMemory === 1 || existsSync(fx.root.paths.pending), `lost at ${point}`);
+      const resumed = await cli(fx.dir, "resume");
+      assert.equal(resumed.out.result.task.access_mode, "read_only");
+      assert.equal(await countCheckpoints(fx.root), 1);
+      assert.equal(existsSync(fx.root.paths.pending), false);
+      const check = await fx.root.db.execute("PRAGMA integrity_check");
+      assert.equal(check.rows[0]![0], "ok");
+    });
+  }
+
+  test("resume after a checkpoint, in a new process, is read-only in a new turn", async () => {
+    await cli(fx.dir, "start", { description: "t" });
+    await cli(fx.dir, "enable");
+    const cp = await cli(fx.dir, "checkpoint", CP);
+    assert.equal(cp.out.result.task.turn_index, 1);
+    const r = await cli(fx.dir, "resume");
+    assert.equal(r.out.result.task.turn_index, 2);
+    assert.equal(r.out.result.task.access_mode, "read_only");
+    assert.equal(r.out.result.task.status, "in_progress");
+    const gate = await cli(fx.dir, "require", { action: "write after resume" });
+    assert.equal(gate.out.error.kind, "write_gate_violation");
+    assert.equal(gate.out.error.data.reason, "read_only");
+  });
+});

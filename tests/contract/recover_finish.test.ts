@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { type Fixture, openFixture } from "./setup.ts";
+
+describe("task.recover rebuilds the task from memory", () => {
+  let fx: Fixture;
+  beforeEach(async () => (fx = await openFixture({ searchInWorker: false })));
+  afterEach(() => fx.close());
+
+  test("with the state file gone, the newest checkpoint's machine line rebuilds the task: new turn, read-only", async () => {
+    const c = fx.root.contract;
+    const { task } = await c.startTask("build the importer");
+    await c.checkpoint({ summary: "first", next_step: "step one", phase: "p1" });
+    await c.resume();
+    const second = await c.checkpoint({ summary: "second", next_step: "step two", phase: "p2" });
+    rmSync(fx.root.paths.state);
+    const r = await c.recoverFromMemory();
+    assert.equal(r.memory_id, second.memory_id);
+    assert.equal(r.task.task_id, task.task_id);
+    assert.equal(r.task.description, "build the importer");
+    assert.equal(r.task.next_step, "step two");
+    assert.equal(r.task.phase, "p2");
+    assert.equal(r.task.turn_index, second.task.turn_index + 1);
+    assert.equal(r.task.access_mode, "read_only");
+    assert.equal(r.task.status, "in_progress");
+    assert.equal(r.quarantined, null);
+    assert.deepEqual((await c.status()).task, r.task);
+  });
+
+  test("a corrupt state file is moved aside (kept) and the task rebuilt", async () => {
+    const c = fx.root.contract;
+    await c.startTask("t");
+    await c.checkpoint({ summary: "s", next_step: "n" });
+    writeFileSync(fx.root.paths.state, '{"trunc');
+    const r = await c.recoverFromMemory();
+    assert.ok(r.quarantined && existsSync(r.quarantined));
+    assert.equal(readFileSync(r.quarantined, "utf8"), '{"trunc');
+    assert.equal((await c.status()).task?.task_id, r.task.task_id);
+    assert.ok(readdirSync(fx.root.paths.longrun).some((n) => n.startsWith("state.json.corrupt-")));
+  });
+
+  test("with no checkpoint in memory, recover says not_found and changes nothing", async () => {
+    await assert.rejects(fx.root.contract.recoverFromMemory(), { kind: "not_found" });
+    assert.equal(existsSync(fx.root.paths.state), false);
+  });
+
+  test("a finished task recovers as completed, not as its last checkpoint", async () => {
+    const c = fx.root.contract;
+    await c.startTask("t");
+    await c.checkpoint({ summary: "s", next_step: "n" });
+    await c.resume();
+    await c.finish("shipped");
+    rmSync(fx.root.paths.state);
+    assert.equal((await c.recoverFromMemory()).task.status, "completed");
+  });
+});
+
+describe("task.finish", () => {
+  let fx: Fixture;
+  beforeEach(async () => (fx = await openFixture({ searchInWorker: false })));
+  afterEach(() => fx.close());
+
+  test("finish moves to completed, revokes the lease and saves an outcome record", async () => {
+    const c = fx.root.contract;
+    await c.startTask("t");
+    await c.enableWrites({ reason: "r", granted_by: "host" });
+    const f = await c.finish("all adapters merged");
+    assert.equal(f.task.status, "completed");
+    assert.equal(f.task.access_mode, "read_only");
+    const rec = await fx.root.memory.get(f.memory_id);
+    assert.equal(rec?.type, "outcome");
+    assert.match(rec!.content, /all adapters merged/);
+    assert.equal(rec?.task_id, f.task.task_id);
+  });
+
+  test("finish from paused is a transition error and saves nothing", async () => {
+    const c = fx.root.contract;
+    await c.startTask("t");
+    await c.checkpoint({ summary: "s", next_step: "n" });
+    const before = Number((await fx.root.db.execute("SELECT COUNT(*) AS n FROM memories")).rows[0]!.n);
+    await assert.rejects(c.finish(), (e: { kind?: string; data?: Record<string, unknown> }) => {
+      return e.kind === "transition_error" && e.data?.from === "paused" && e.data?.to === "completed";
+    });
+    assert.equal(Number((await fx.root.db.execute("SELECT COUNT(*) AS n FROM memories")).rows[0]!.n), before);
+  });
+
+  test("task methods without a task say no_active_task", async () => {
+    const c = fx.root.contract;
+    for (const op of [() => c.beginTurn(), () => c.requireWritable("w"), () => c.checkpoint({ summary: "s", next_step: "n" }), () => c.resume(), () => c.finish()]) {
+      await assert.rejects(op(), { kind: "no_active_task" });
+    }
+    assert.deepEqual(await c.status(), { task: null, pending_checkpoint: null });
+  });
+});
