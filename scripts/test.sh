@@ -22,7 +22,7 @@ step() {
   log=$(mktemp)
   "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
-  summary+=("$name: $( [ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)" ) $(grep -aE '^ *[0-9]+ (pass|fail)$|^Ran [0-9]+ tests|(ok|FAILED) \| [0-9]+ passed|^Ran [0-9]+ test|^OK|^FAILED \(' "$log" | sed -E 's/\x1b\[[0-9;]*m//g' | tr '\n' ' ')")
+  summary+=("$name: $( [ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)" ) $(sed -E 's/\x1b\[[0-9;]*m//g' "$log" | grep -aE '^ *[0-9]+ (pass|fail)$|^Ran [0-9]+ tests? |^(ok|FAILED) \| [0-9]+ passed|^OK|^FAILED \(' | tr '\n' ' ')")
   rm -f "$log"
   [ "$rc" = 0 ] || failed+=("$name")
 }
