@@ -13,6 +13,18 @@ interface Pending {
 
 type RefWorker = Worker & { ref?: () => void; unref?: () => void };
 
+/**
+ * Where the Worker's entry file is. From sources it sits next to this file. In the compiled
+ * executable every module is bundled into the main entry (so `import.meta.url` is the
+ * executable's), and the Worker is embedded under its path relative to `src/`, the common root of
+ * the build's entry points (scripts/compile.ts).
+ */
+export function workerUrl(): string {
+  const here = import.meta.url;
+  if (here.includes("/$bunfs/")) return new URL("./memory/worker.ts", here).href;
+  return new URL("./worker.ts", here).href;
+}
+
 export class MemorySearchError extends Error {
   constructor(message: string) {
     super(message);
@@ -32,7 +44,7 @@ export class WorkerSearcher implements Searcher {
   constructor(url: string, options: { testOnlyBlockMs?: number } = {}) {
     this.#url = url;
     this.#testBlockMs = options.testOnlyBlockMs ?? 0;
-    this.#worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" }) as RefWorker;
+    this.#worker = new Worker(workerUrl(), { type: "module" }) as RefWorker;
     this.#worker.unref?.();
     this.#worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#settle(e.data);
     this.#worker.onerror = (e: ErrorEvent) => {

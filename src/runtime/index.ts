@@ -33,3 +33,18 @@ export function fileLocker(): Promise<FileLocker> {
   }
   return locker;
 }
+
+/**
+ * The argv that starts this same program again: the compiled executable itself, or the runtime
+ * with this entry file (`bun src/main.ts`, `deno run -A src/main.ts`).
+ */
+export function selfArgv(): string[] {
+  const key = runtimeKey();
+  if (key === "deno") {
+    const main = (globalThis as unknown as { Deno: { mainModule: string } }).Deno.mainModule;
+    return [process.execPath, "run", "-A", "--no-check", "--quiet", new URL(main).pathname];
+  }
+  const script = process.argv[1] ?? "";
+  if (key === "bun" && (script.startsWith("/$bunfs/") || script === "" || script === process.execPath)) return [process.execPath];
+  return [process.execPath, script];
+}

@@ -1,0 +1,44 @@
+/**
+ * Builds the single executable with Bun: src/main.ts plus the memory Worker as a second entry
+ * point, and libSQL's native module embedded. `libsql` picks its native package with a dynamic
+ * `require(\`@libsql/${target}\`)` that the bundler cannot follow; this build rewrites it to a
+ * static require of this platform's `index.node`, which `bun build --compile` then embeds.
+ */
+import type { BunPlugin } from "bun";
+import { existsSync } from "node:fs";
+
+const target = `${process.platform}-${process.arch}${process.platform === "linux" ? "-gnu" : ""}`;
+const nativeModule = `@libsql/${target}/index.node`;
+if (!existsSync(`node_modules/${nativeModule}`)) {
+  console.error(`compile: node_modules/${nativeModule} is missing; run npm ci on this platform first`);
+  process.exit(1);
+}
+
+const DYNAMIC_REQUIRE = "return require(`@libsql/${target}`);";
+
+const embedLibsql: BunPlugin = {
+  name: "embed-libsql-native",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {
+      const src = await Bun.file(args.path).text();
+      if (!src.includes(DYNAMIC_REQUIRE)) {
+        throw new Error(`compile: ${args.path} no longer has the dynamic require this build rewrites; update scripts/compile.ts`);
+      }
+      return { contents: src.replace(DYNAMIC_REQUIRE, `return require(${JSON.stringify(nativeModule)});`), loader: "js" };
+    });
+  },
+};
+
+const outfile = process.argv[2] ?? "dist/longrun";
+const result = await Bun.build({
+  entrypoints: ["src/main.ts", "src/memory/worker.ts"],
+  compile: { outfile },
+  minify: true,
+  sourcemap: "none",
+  plugins: [embedLibsql],
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.log(`built ${outfile}`);

@@ -1,0 +1,27 @@
+/** `longrun serve [--root DIR]`: the stdio JSON-RPC server, wired. */
+import { Dispatcher } from "../rpc/dispatcher.ts";
+import { allMethods } from "../rpc/methods/index.ts";
+import { RootRegistry } from "../roots.ts";
+import { serveStdio } from "../stdio/server.ts";
+
+export async function runServe(options: { root: string | null }): Promise<number> {
+  const roots = new RootRegistry({ defaultRoot: options.root ?? process.cwd() });
+  const dispatcher = new Dispatcher({ methods: allMethods(), roots });
+  let onTerm: () => void = () => {};
+  const stop = new Promise<void>((r) => (onTerm = r));
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onTerm);
+  try {
+    await serveStdio({
+      dispatcher,
+      input: process.stdin,
+      output: process.stdout,
+      caller: { side: "host", via: "stdio" },
+      log: (l) => process.stderr.write(l + "\n"),
+      stop,
+    });
+  } finally {
+    await roots.closeAll();
+  }
+  return 0;
+}

@@ -1,0 +1,196 @@
+/**
+ * The JSON-RPC 2.0 dispatcher every front end shares: envelope checks, batches, notifications,
+ * side checks, params validation, per-root lanes, and one error mapping. It never throws: every
+ * request gets an answer (or, for a notification, deliberately none).
+ */
+import { toJsonSchema } from "@valibot/to-json-schema";
+import { ERROR_CODES, LimitExceededError, UnauthorizedError } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
+import type { RootRegistry } from "../roots.ts";
+import { PROTOCOL_VERSION, VERSION } from "../version.ts";
+import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
+import { jsonDepth } from "./framing.ts";
+import type { Caller, Method } from "./method.ts";
+import { parseParams } from "./validate.ts";
+
+export type Id = string | number | null;
+
+export type Response =
+  | { jsonrpc: "2.0"; id: Id; result: unknown }
+  | { jsonrpc: "2.0"; id: Id; error: ErrorObject };
+
+export function errorResponse(id: Id, error: ErrorObject): Response {
+  return { jsonrpc: "2.0", id, error };
+}
+
+function isId(v: unknown): v is Id {
+  return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+}
+
+export interface DispatcherOptions {
+  methods: Method[];
+  roots: RootRegistry;
+  /** Methods a front end does not offer at all (unknown to its callers), e.g. host methods over MCP. */
+  hidden?: (m: Method) => boolean;
+}
+
+export class Dispatcher {
+  readonly #methods = new Map<string, Method>();
+  readonly #roots: RootRegistry;
+  readonly #lanes = new Map<string, Promise<unknown>>();
+  #inFlight = 0;
+  #idle: (() => void)[] = [];
+
+  constructor(options: DispatcherOptions) {
+    for (const m of options.methods) {
+      if (this.#methods.has(m.name)) throw new Error(`method ${m.name} defined twice`);
+      this.#methods.set(m.name, m);
+    }
+    this.#roots = options.roots;
+  }
+
+  get roots(): RootRegistry {
+    return this.#roots;
+  }
+
+  methods(): Method[] {
+    return [...this.#methods.values()];
+  }
+
+  /** Resolves when no request is in flight. */
+  drained(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((r) => this.#idle.push(r));
+  }
+
+  /** One line (or body) of JSON text in; the serialized answer out, or null when none is due. */
+  async handleText(text: string, caller: Caller): Promise<string | null> {
+    const depth = jsonDepth(text, LIMITS.json_depth);
+    if (depth > LIMITS.json_depth) {
+      const e = new LimitExceededError("json_depth", LIMITS.json_depth, depth, "levels");
+      return JSON.stringify(errorResponse(null, toErrorObject(e)));
+    }
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch (e) {
+      return JSON.stringify(
+        errorResponse(null, {
+          code: PARSE_ERROR,
+          message: `Parse error: the message is not valid JSON (${(e as Error).message}); send one JSON object per line`,
+          data: { kind: "parse_error" },
+        }),
+      );
+    }
+    const out = await this.handleMessage(msg, caller);
+    return out === null ? null : JSON.stringify(out);
+  }
+
+  /** A parsed message (single request or batch) in; the answer out, or null for notifications only. */
+  async handleMessage(msg: unknown, caller: Caller): Promise<Response | Response[] | null> {
+    if (!Array.isArray(msg)) return this.#handleOne(msg, caller);
+    if (msg.length === 0) {
+      return errorResponse(null, {
+        code: INVALID_REQUEST,
+        message: "Invalid Request: an empty batch; send at least one request",
+        data: { kind: "invalid_request" },
+      });
+    }
+    if (msg.length > LIMITS.batch_size) {
+      return errorResponse(null, toErrorObject(new LimitExceededError("batch", LIMITS.batch_size, msg.length, "requests")));
+    }
+    const answers = await Promise.all(msg.map((m) => this.#handleOne(m, caller)));
+    const present = answers.filter((a): a is Response => a !== null);
+    return present.length ? present : null;
+  }
+
+  async #handleOne(req: unknown, caller: Caller): Promise<Response | null> {
+    if (typeof req !== "object" || req === null || Array.isArray(req)) {
+      return errorResponse(null, {
+        code: INVALID_REQUEST,
+        message: "Invalid Request: each request must be a JSON object with jsonrpc, method and (for an answer) id",
+        data: { kind: "invalid_request" },
+      });
+    }
+    const r = req as Record<string, unknown>;
+    const hasId = Object.prototype.hasOwnProperty.call(r, "id");
+    const id: Id = hasId && isId(r.id) ? r.id : null;
+    if (r.jsonrpc !== "2.0" || typeof r.method !== "string" || (hasId && !isId(r.id)) || ("params" in r && (typeof r.params !== "object" || r.params === null))) {
+      return errorResponse(id, {
+        code: INVALID_REQUEST,
+        message: 'Invalid Request: need "jsonrpc": "2.0", a string "method", object "params" and a string, number or null "id"',
+        data: { kind: "invalid_request" },
+      });
+    }
+    this.#inFlight++;
+    try {
+      const result = await this.#call(r.method, r.params, caller);
+      return hasId ? { jsonrpc: "2.0", id, result } : null;
+    } catch (e) {
+      return hasId ? errorResponse(id, toErrorObject(e)) : null;
+    } finally {
+      if (--this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
+    }
+  }
+
+  async #call(name: string, rawParams: unknown, caller: Caller): Promise<unknown> {
+    if (name === "system.describe") return this.describe(caller);
+    const m = this.#methods.get(name);
+    if (!m) {
+      throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${JSON.stringify(name)}; system.describe lists the methods`, {
+        kind: "method_not_found",
+        method: name,
+      });
+    }
+    if (m.side === "host" && caller.side !== "host") {
+      throw new UnauthorizedError(
+        `Refused: ${name} is a host-side method and this caller is the agent (${caller.via}); ` +
+          `only the host (the user's side) may call it` + (name === "writes.enable" ? "; use writes.request to ask for a lease" : ""),
+        { method: name, side_required: "host", side: caller.side },
+      );
+    }
+    const params = parseParams(name, m.params, rawParams) as Record<string, unknown>;
+    const rootName = typeof params.root === "string" ? params.root : undefined;
+    const root = await this.#roots.get(rootName);
+    const run = () => m.handler({ root, caller }, params);
+    if (m.lane !== "state") return run();
+    const key = root.dir;
+    const prev = this.#lanes.get(key) ?? Promise.resolve();
+    const next = prev.then(run, run);
+    const tail = next.catch(() => {});
+    this.#lanes.set(key, tail);
+    tail.then(() => {
+      if (this.#lanes.get(key) === tail) this.#lanes.delete(key);
+    });
+    return next;
+  }
+
+  /** What a host needs to check compatibility: versions, methods with side and param schema, limits, errors. */
+  describe(caller: Caller) {
+    return {
+      name: "longrun",
+      version: VERSION,
+      protocol_version: PROTOCOL_VERSION,
+      caller_side: caller.side,
+      default_root: this.#roots.defaultRoot,
+      methods: [
+        {
+          name: "system.describe",
+          side: "agent",
+          summary: "Versions, methods with their side and param schema, limits and error codes",
+          read_only: true,
+          params: { type: "object", properties: { root: { type: "string" } }, additionalProperties: false },
+        },
+        ...this.methods().map((m) => ({
+          name: m.name,
+          side: m.side,
+          summary: m.summary,
+          read_only: m.readOnly,
+          params: toJsonSchema(m.params, { errorMode: "ignore" }),
+        })),
+      ],
+      limits: LIMITS,
+      errors: Object.entries(ERROR_CODES).map(([kind, code]) => ({ code, kind })),
+    };
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * What a protocol method is: a name, the side allowed to call it, a valibot params schema, the
+ * lane it runs in, and a handler. Every front end (stdio, HTTP, MCP, hooks) calls methods through
+ * one dispatcher with these definitions, so they validate and refuse alike.
+ */
+import type * as v from "valibot";
+import type { Root } from "../root.ts";
+import type { AnySchema } from "./validate.ts";
+
+/**
+ * `host`: the party that speaks for the user (grants leases, moves turn boundaries, records the
+ * user's words). `agent`: everything that reads, checks, requests or records. A host may call
+ * agent methods too; an agent may never call host methods.
+ */
+export type Side = "host" | "agent";
+
+export interface Caller {
+  side: Side;
+  /** The front end the call came through: stdio, http, mcp, hook, cli. */
+  via: string;
+}
+
+export interface CallContext {
+  root: Root;
+  caller: Caller;
+}
+
+/**
+ * `state`: touches the task or run state; such calls on one root run one at a time, in arrival
+ * order. `free`: reads that may run alongside anything (memory search). `none`: needs no root.
+ */
+export type Lane = "state" | "free" | "none";
+
+export interface Method<S extends AnySchema = AnySchema> {
+  name: string;
+  side: Side;
+  summary: string;
+  params: S;
+  lane: Lane;
+  /** True when the method changes nothing (MCP's readOnlyHint). */
+  readOnly: boolean;
+  handler(ctx: CallContext, params: v.InferOutput<S>): Promise<unknown>;
+}
+
+export function method<S extends AnySchema>(m: Method<S>): Method<S> {
+  return m;
+}
+
+/** The name a grant records for who made it, e.g. `host:stdio`. */
+export function callerName(caller: Caller): string {
+  return `${caller.side}:${caller.via}`;
+}

@@ -1,0 +1,8 @@
+/** Every protocol method, in the order system.describe lists them. */
+import type { Method } from "../method.ts";
+import { memoryMethods } from "./memory.ts";
+import { taskMethods } from "./task.ts";
+
+export function allMethods(): Method[] {
+  return [...taskMethods, ...memoryMethods] as Method[];
+}

@@ -1,0 +1,49 @@
+/** memory.*: the root's project memory. Searches run in the memory Worker, beside the state lane. */
+import { NotFoundError } from "../../core/errors.ts";
+import { method } from "../method.ts";
+import { S } from "../schemas.ts";
+
+export const memoryMethods = [
+  method({
+    name: "memory.save",
+    side: "agent",
+    summary: "Save a memory record (type, title, content, keywords); long bodies go to raw_data/; returns its id",
+    params: S.memorySave,
+    lane: "free",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      const task = await root.state.load().catch(() => null);
+      const { record, created } = await root.memory.save({
+        type: p.type,
+        title: p.title,
+        content: p.content,
+        keywords: p.keywords ?? [],
+        task_id: task?.task_id ?? null,
+      });
+      const { content: _content, ...meta } = record;
+      return { id: record.id, created, record: meta };
+    },
+  }),
+  method({
+    name: "memory.search",
+    side: "agent",
+    summary: "Full-text search (English, Chinese, Korean), bm25-ranked; hits carry id, title, snippet, score; paginated by cursor",
+    params: S.memorySearch,
+    lane: "free",
+    readOnly: true,
+    handler: ({ root }, p) => root.memory.search(p.query, { limit: p.limit, type: p.type, cursor: p.cursor }),
+  }),
+  method({
+    name: "memory.get",
+    side: "agent",
+    summary: "One memory record, whole body included",
+    params: S.memoryGet,
+    lane: "free",
+    readOnly: true,
+    handler: async ({ root }, p) => {
+      const record = await root.memory.get(p.id);
+      if (!record) throw new NotFoundError("memory", p.id, "; memory.search lists what exists");
+      return { record };
+    },
+  }),
+];

@@ -1,0 +1,146 @@
+/** task.*, turn.* and writes.*: the contract of seed 002 over the protocol. */
+import { UnauthorizedError } from "../../core/errors.ts";
+import { type CallContext, callerName, method } from "../method.ts";
+import { S } from "../schemas.ts";
+
+/** Completing a task that waits for verification is the verifier's call, not the agent's. */
+async function refuseSelfVerification(ctx: CallContext, to: string): Promise<void> {
+  if (ctx.caller.side !== "agent" || to !== "completed") return;
+  const task = await ctx.root.state.load();
+  if (task?.status === "waiting_verification") {
+    throw new UnauthorizedError(
+      `Refused: task ${task.task_id} is waiting_verification, and only the host (the person verifying) may complete it; ` +
+        `ask the host to accept it`,
+      { method: "task.transition", side_required: "host", side: "agent" },
+    );
+  }
+}
+
+export const taskMethods = [
+  method({
+    name: "task.start",
+    side: "agent",
+    summary: "I1: search this root's memory, then create a task (in_progress, read-only, turn 1); returns task and memories",
+    params: S.taskStart,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }, p) => root.contract.startTask(p.description, p.keywords),
+  }),
+  method({
+    name: "task.status",
+    side: "agent",
+    summary: "The task state (null when none), its lease and lease log, and any pending checkpoint",
+    params: S.empty,
+    lane: "free",
+    readOnly: true,
+    handler: ({ root }) => root.contract.status(),
+  }),
+  method({
+    name: "task.transition",
+    side: "agent",
+    summary: "A whitelisted status change (to, reason); leaving in_progress revokes the lease",
+    params: S.taskTransition,
+    lane: "state",
+    readOnly: false,
+    handler: async (ctx, p) => {
+      await refuseSelfVerification(ctx, p.to);
+      return { task: await ctx.root.contract.transition(p.to, p.reason) };
+    },
+  }),
+  method({
+    name: "task.checkpoint",
+    side: "agent",
+    summary: "I2: save a checkpoint to memory, then write state and return its text, memory_id and the task",
+    params: S.taskCheckpoint,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }, p) => root.contract.checkpoint(p),
+  }),
+  method({
+    name: "task.resume",
+    side: "agent",
+    summary: "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info",
+    params: S.empty,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }) => root.contract.resume(),
+  }),
+  method({
+    name: "task.recover",
+    side: "agent",
+    summary: "Rebuild the task from the newest checkpoint machine line in memory; new turn, read-only",
+    params: S.empty,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }) => root.contract.recoverFromMemory(),
+  }),
+  method({
+    name: "task.finish",
+    side: "agent",
+    summary: "Complete the task and save an outcome record to memory; returns task and memory_id",
+    params: S.taskFinish,
+    lane: "state",
+    readOnly: false,
+    handler: async (ctx, p) => {
+      await refuseSelfVerification(ctx, "completed");
+      return ctx.root.contract.finish(p.summary);
+    },
+  }),
+  method({
+    name: "turn.begin",
+    side: "host",
+    summary: "A new user message: advance the turn and revoke the lease",
+    params: S.turn,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ task: await root.contract.beginTurn(p.reason) }),
+  }),
+  method({
+    name: "turn.end",
+    side: "host",
+    summary: "The turn is over: revoke the lease (the turn number stays)",
+    params: S.turn,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ task: await root.contract.endTurn(p.reason) }),
+  }),
+  method({
+    name: "writes.enable",
+    side: "host",
+    summary: "Grant a write lease for this turn only (reason; optional scope patterns, ttl_seconds, max_uses)",
+    params: S.writesEnable,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => {
+      const task = await root.contract.enableWrites({
+        reason: p.reason,
+        granted_by: callerName(caller),
+        scope: p.scope ?? null,
+        ttl_seconds: p.ttl_seconds ?? null,
+        max_uses: p.max_uses ?? null,
+      });
+      return { task, lease: task.lease };
+    },
+  }),
+  method({
+    name: "writes.request",
+    side: "agent",
+    summary: "Ask the host for a write lease; recorded in the lease log, never granted by itself",
+    params: S.writesRequest,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => {
+      const task = await root.contract.requestWrites(p.reason, p.scope ?? null, callerName(caller));
+      return { requested: true, granted: false, turn: task.turn_index, task };
+    },
+  }),
+  method({
+    name: "writes.require",
+    side: "agent",
+    summary: "Gate check for an action: ok, or write_gate_violation (read_only, stale_lease, out_of_scope, …)",
+    params: S.writesRequire,
+    lane: "state",
+    readOnly: true,
+    handler: async ({ root }, p) => ({ ok: true, ...(await root.contract.requireWritable(p.action)) }),
+  }),
+];

@@ -1,0 +1,56 @@
+/**
+ * Param schemas of the contract and memory methods (valibot), snake_case, strict: an unknown
+ * field is an error, not silently ignored. Every method also accepts an optional `root`.
+ */
+import * as v from "valibot";
+import { LIMITS } from "../core/limits.ts";
+import { TASK_STATUSES } from "../core/status.ts";
+
+export const shortText = (min = 1) => v.pipe(v.string(), v.minLength(min), v.maxLength(LIMITS.short_text_chars));
+export const longText = (min = 1) => v.pipe(v.string(), v.minLength(min), v.maxLength(LIMITS.text_chars));
+export const stringList = () =>
+  v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200))), v.maxLength(LIMITS.list_items));
+export const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
+
+const root = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096)));
+
+/** A strict params object with the optional `root` every method accepts. */
+// deno-lint-ignore no-explicit-any
+export function params<E extends Record<string, v.GenericSchema<any, any>>>(entries: E) {
+  return v.strictObject({ ...entries, root });
+}
+
+export const S = {
+  empty: params({}),
+  taskStart: params({ description: longText(), keywords: v.optional(stringList()) }),
+  taskTransition: params({ to: v.picklist(TASK_STATUSES), reason: shortText() }),
+  taskCheckpoint: params({
+    summary: longText(0),
+    next_step: shortText(0),
+    phase: v.optional(shortText(0)),
+    kind: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.-]{0,39}$/, "kind is a short lowercase label"))),
+  }),
+  taskFinish: params({ summary: v.optional(longText(0)) }),
+  turn: params({ reason: v.optional(shortText()) }),
+  writesEnable: params({
+    reason: shortText(),
+    scope: v.optional(stringList()),
+    ttl_seconds: v.optional(positiveInt(7 * 24 * 3600)),
+    max_uses: v.optional(positiveInt(1_000_000)),
+  }),
+  writesRequest: params({ reason: shortText(), scope: v.optional(stringList()) }),
+  writesRequire: params({ action: shortText() }),
+  memorySave: params({
+    type: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,39}$/, "type is a short lowercase label such as note or decision")),
+    title: shortText(),
+    content: v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars)),
+    keywords: v.optional(stringList()),
+  }),
+  memorySearch: params({
+    query: shortText(),
+    limit: v.optional(positiveInt(LIMITS.search_limit)),
+    type: v.optional(v.pipe(v.string(), v.maxLength(40))),
+    cursor: v.optional(v.pipe(v.string(), v.regex(/^o[0-9a-z]{1,10}$/, "cursor must be a next_cursor value from an earlier search"))),
+  }),
+  memoryGet: params({ id: v.pipe(v.string(), v.regex(/^S_\d{1,15}$/, "a memory id looks like S_0001")) }),
+};
