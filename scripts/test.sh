@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every check, in order: install (from the lock file), type-check, the suite under Bun, the suite
-# under Deno, then the compiled binary's own tests. Runs everything, prints each runner's summary,
+# Every check, in order: install (from the lock file), type-check, build the executable, the
+# suite under Bun, the suite under Deno (both include the protocol suite against the binary and
+# against `deno run`), then the Python client's tests against the binary. Runs everything, prints each runner's summary,
 # and exits non-zero if any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,7 @@ step() {
 }
 
 step "type-check (tsc --noEmit, strict)" "$BIN/tsc" -p .
+step "build dist/longrun (compile.sh)" bash compile.sh
 step "tests on Bun" "$BIN/bun" test --timeout 60000 tests/
 step "tests on Deno" "$BIN/deno" test -A --no-check tests/
 

@@ -57,11 +57,11 @@ export function run(
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function until<T>(check: () => T | Promise<T>, what: string, deadlineMs = 10_000): Promise<T> {
+export async function until<T>(check: () => T | Promise<T>, what: string, deadlineMs = 10_000): Promise<NonNullable<T>> {
   const end = Date.now() + deadlineMs;
   for (;;) {
     const v = await check();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -7,8 +7,8 @@ import { serveStdio } from "../stdio/server.ts";
 export async function runServe(options: { root: string | null }): Promise<number> {
   const roots = new RootRegistry({ defaultRoot: options.root ?? process.cwd() });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
-  let onTerm: () => void = () => {};
-  const stop = new Promise<void>((r) => (onTerm = r));
+  const stop = new AbortController();
+  const onTerm = () => stop.abort();
   process.on("SIGTERM", onTerm);
   process.on("SIGINT", onTerm);
   try {
@@ -18,7 +18,7 @@ export async function runServe(options: { root: string | null }): Promise<number
       output: process.stdout,
       caller: { side: "host", via: "stdio" },
       log: (l) => process.stderr.write(l + "\n"),
-      stop,
+      stop: stop.signal,
     });
   } finally {
     await roots.closeAll();

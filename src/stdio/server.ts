@@ -29,8 +29,8 @@ export interface StdioServerOptions {
   output: LineSink;
   caller?: Caller;
   log?: (line: string) => void;
-  /** Resolves to stop reading early (SIGTERM). */
-  stop?: Promise<void>;
+  /** Aborted to stop reading early (SIGTERM): in-flight requests still finish and answer. */
+  stop?: AbortSignal;
 }
 
 export async function serveStdio(options: StdioServerOptions): Promise<void> {
@@ -90,10 +90,12 @@ export async function serveStdio(options: StdioServerOptions): Promise<void> {
       log(`longrun: input error: ${e.message}`);
       finish();
     });
-    options.stop?.then(() => {
+    const onStop = () => {
       input.pause();
       finish();
-    });
+    };
+    if (options.stop?.aborted) onStop();
+    else options.stop?.addEventListener("abort", onStop, { once: true });
   });
   while (inFlight.size) await Promise.all([...inFlight]);
   await lastWrite;

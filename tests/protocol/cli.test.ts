@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { VERSION } from "../../src/version.ts";
+import { REPO, removeDir, run, tempDir } from "../helpers.ts";
+import { BINARY, requireBinary, TARGETS } from "./server.ts";
+
+describe("the executable", () => {
+  test("VERSION matches package.json", () => {
+    assert.equal(VERSION, JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version);
+  });
+
+  test("copied alone into an empty directory, it runs --version, --help and the demo there", async () => {
+    requireBinary();
+    const empty = tempDir("longrun-empty-");
+    try {
+      const exe = join(empty, "longrun");
+      copyFileSync(BINARY, exe);
+      const env = { PATH: "/usr/bin:/bin", HOME: empty };
+      const v = await run([exe, "--version"], { cwd: empty, env });
+      assert.equal(v.stdout.trim(), `longrun ${VERSION}`);
+      const h = await run([exe, "--help"], { cwd: empty, env });
+      assert.match(h.stdout, /longrun serve \[--root DIR\]/);
+      const d = await run([exe, "demo"], { cwd: empty, env });
+      assert.equal(d.code, 0, d.stdout + d.stderr);
+      assert.equal(d.stdout.trim().split("\n").at(-1), "OK: checkpoint -> resume -> single-turn write lease -> finish");
+    } finally {
+      removeDir(empty);
+    }
+  });
+
+  for (const target of TARGETS) {
+    test(`${target.name}: the demo walks the seed's five steps and ends OK`, async () => {
+      if (target.argv[0] === BINARY) requireBinary();
+      const d = await run([...target.argv, "demo"]);
+      assert.equal(d.code, 0, d.stdout + d.stderr);
+      const out = d.stdout;
+      for (const step of ["[1] start_task", "[2] enable_writes", "[3] checkpoint", "[4] new process: resume", "[5] re-authorize"]) {
+        assert.ok(out.includes(step), step);
+      }
+      assert.match(out, /gate after resume: read_only; turn: 2/);
+      assert.match(out, /status: completed; memory: S_0002/);
+      assert.equal(out.trim().split("\n").at(-1), "OK: checkpoint -> resume -> single-turn write lease -> finish");
+    });
+
+    test(`${target.name}: an unknown command or flag exits 2 with a hint on stderr`, async () => {
+      const a = await run([...target.argv, "frobnicate"]);
+      assert.equal(a.code, 2);
+      assert.match(a.stderr, /unknown command/);
+      const b = await run([...target.argv, "serve", "--nope"]);
+      assert.equal(b.code, 2);
+      assert.equal(b.stdout, "");
+    });
+  }
+
+  test("status, checkpoint and resume for a person at a terminal", async () => {
+    requireBinary();
+    const dir = tempDir();
+    try {
+      const none = await run([BINARY, "status", "--root", dir]);
+      assert.equal(none.code, 0);
+      assert.match(none.stdout, /no task in this root/);
+      const noTask = await run([BINARY, "checkpoint", "--root", dir, "--summary", "s", "--next-step", "n"]);
+      assert.equal(noTask.code, 1);
+      assert.match(noTask.stderr, /no_active_task/);
+      const bad = await run([BINARY, "status", "--root", "relative"]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /not an absolute path/);
+    } finally {
+      removeDir(dir);
+    }
+  });
+});

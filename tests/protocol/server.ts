@@ -1,0 +1,80 @@
+/** A real `longrun serve` child process for protocol tests: the compiled binary, or `deno run`. */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { REPO, until } from "../helpers.ts";
+
+export interface Target {
+  name: string;
+  argv: string[];
+}
+
+export const BINARY = join(REPO, "dist", "longrun");
+
+export const TARGETS: Target[] = [
+  { name: "the compiled binary", argv: [BINARY] },
+  { name: "deno run src/main.ts", argv: [join(REPO, "node_modules", ".bin", "deno"), "run", "-A", "--no-check", "--quiet", join(REPO, "src", "main.ts")] },
+];
+
+export function requireBinary(): void {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: build it with ./compile.sh (npm test does this first)`);
+}
+
+export class Server {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly answers: Record<string, unknown>[] = [];
+  readonly rawLines: string[] = [];
+  stderr = "";
+  #buf = "";
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  #next = 1000;
+
+  constructor(target: Target, args: string[], env: Record<string, string> = {}) {
+    if (target.argv[0] === BINARY) requireBinary();
+    this.child = spawn(target.argv[0]!, [...target.argv.slice(1), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      this.#buf += d;
+      let nl: number;
+      while ((nl = this.#buf.indexOf("\n")) >= 0) {
+        const line = this.#buf.slice(0, nl);
+        this.#buf = this.#buf.slice(nl + 1);
+        this.rawLines.push(line);
+        this.answers.push(JSON.parse(line));
+      }
+    });
+    this.child.stderr.setEncoding("utf8").on("data", (d: string) => (this.stderr += d));
+    this.exited = new Promise((r) => this.child.on("close", (code, signal) => r({ code, signal })));
+  }
+
+  write(data: string | Uint8Array): Promise<void> {
+    return new Promise((resolve, reject) => this.child.stdin.write(data, (e) => (e ? reject(e) : resolve())));
+  }
+
+  /** Sends one request and waits for the answer with its id. */
+  async call(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const id = this.#next++;
+    await this.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    return this.answer(id);
+  }
+
+  answer(id: unknown, deadlineMs = 15_000): Promise<Record<string, unknown>> {
+    return until(() => this.answers.find((a) => a.id === id), `an answer with id ${JSON.stringify(id)} (stderr: ${this.stderr})`, deadlineMs);
+  }
+
+  async result(method: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+    const a = await this.call(method, params);
+    if (a.error) throw new Error(`${method} failed: ${JSON.stringify(a.error)}`);
+    return a.result as Record<string, any>;
+  }
+
+  async error(method: string, params: Record<string, unknown> = {}): Promise<{ code: number; message: string; data: Record<string, any> }> {
+    const a = await this.call(method, params);
+    if (!a.error) throw new Error(`${method} unexpectedly succeeded: ${JSON.stringify(a.result)}`);
+    return a.error as { code: number; message: string; data: Record<string, any> };
+  }
+
+  async close(): Promise<{ code: number | null; signal: string | null }> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
