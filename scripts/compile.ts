@@ -34,6 +34,8 @@ const result = await Bun.build({
   entrypoints: ["src/main.ts", "src/memory/worker.ts"],
   compile: { outfile },
   minify: true,
+  bytecode: true,
+  format: "cjs",
   sourcemap: "none",
   plugins: [embedLibsql],
 });

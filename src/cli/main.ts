@@ -1,15 +1,23 @@
-/** The command line: parses argv and hands off to one command. */
+/**
+ * The command line: parses argv and hands off to one command. Commands are imported on demand,
+ * so a per-event command (a hook's PreToolUse) never loads libSQL or starts the memory Worker.
+ */
 import { parseArgs } from "node:util";
 import { VERSION } from "../version.ts";
-import { runDemo } from "./demo.ts";
-import { runHuman } from "./human.ts";
-import { runServe } from "./serve.ts";
 
 export const HELP = `longrun ${VERSION} - a runtime contract for long-running AI agents
 
 Usage:
   longrun demo                      the seed's five steps in a temporary root (no LLM, no key)
-  longrun serve [--root DIR]        JSON-RPC 2.0 over stdin/stdout, one message per line
+  longrun serve [--root DIR]        JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host)
+  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose]
+                                    HTTP API: POST /rpc, GET /health, GET /v1/status, MCP at /mcp;
+                                    host and agent bearer tokens in DIR/.longrun/http.json
+  longrun mcp [--root DIR]          MCP server over stdio: agent-side tools only
+  longrun hook claude <Event> [--root DIR]
+                                    Claude Code hook (UserPromptSubmit, PreToolUse, SessionStart, Stop, PreCompact)
+  longrun hook install claude [--root DIR]
+                                    write the hooks into DIR/.claude/settings.local.json and test each once
   longrun status [--root DIR]       the task, its lease and any pending checkpoint
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
@@ -17,8 +25,34 @@ Usage:
 
 DIR must be an existing absolute directory; it defaults to the working directory.
 Everything of a project lives under it: .longrun/state.json, .longrun/pending_checkpoint.json,
-memory.db, raw_data/. Logs go to stderr; in serve mode stdout carries protocol only.
+memory.db, raw_data/. Logs go to stderr; in serve and mcp modes stdout carries protocol only.
 `;
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+function parse(rest: string[], positionals: boolean): { values: Values; positionals: string[] } {
+  return parseArgs({
+    args: rest,
+    options: {
+      root: { type: "string" },
+      summary: { type: "string" },
+      "next-step": { type: "string" },
+      phase: { type: "string" },
+      keep: { type: "boolean" },
+      host: { type: "string" },
+      port: { type: "string" },
+      "allow-root": { type: "string", multiple: true },
+      expose: { type: "boolean" },
+    },
+    allowPositionals: positionals,
+    strict: true,
+  });
+}
+
+function usage(message: string): number {
+  process.stderr.write(`longrun: ${message}; see longrun --help\n`);
+  return 2;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,36 +64,46 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`longrun ${VERSION}\n`);
     return 0;
   }
-  let values: Record<string, string | boolean | undefined>;
+  if (command === "hook") {
+    // Hooks answer on stdout in their host's format even when their arguments are wrong.
+    const { runHook } = await import("../hooks/command.ts");
+    return runHook(rest);
+  }
+  let values: Values;
   try {
-    values = parseArgs({
-      args: rest,
-      options: {
-        root: { type: "string" },
-        summary: { type: "string" },
-        "next-step": { type: "string" },
-        phase: { type: "string" },
-        keep: { type: "boolean" },
-      },
-      allowPositionals: false,
-      strict: true,
-    }).values;
+    values = parse(rest, false).values;
   } catch (e) {
-    process.stderr.write(`longrun: ${(e as Error).message}; see longrun --help\n`);
-    return 2;
+    return usage((e as Error).message);
   }
   const root = typeof values.root === "string" ? values.root : null;
   switch (command) {
     case "serve":
-      return runServe({ root });
+      return (await import("./serve.ts")).runServe({ root });
+    case "mcp":
+      return (await import("./mcp.ts")).runMcp({ root });
+    case "http": {
+      const port = values.port === undefined ? 0 : Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be 0-65535, got ${JSON.stringify(values.port)}`);
+      return (await import("./http.ts")).runHttp({
+        root,
+        host: typeof values.host === "string" ? values.host : "127.0.0.1",
+        port,
+        allowRoots: (values["allow-root"] as string[] | undefined) ?? [],
+        expose: values.expose === true,
+      });
+    }
     case "demo":
-      return runDemo(undefined, values.keep === true);
+      return (await import("./demo.ts")).runDemo(undefined, values.keep === true);
     case "status":
     case "resume":
     case "checkpoint":
-      return runHuman(command, { root, summary: values.summary, nextStep: values["next-step"], phase: values.phase });
+      return (await import("./human.ts")).runHuman(command, {
+        root,
+        summary: values.summary as string | undefined,
+        nextStep: values["next-step"] as string | undefined,
+        phase: values.phase as string | undefined,
+      });
     default:
-      process.stderr.write(`longrun: unknown command ${JSON.stringify(command)}; see longrun --help\n`);
-      return 2;
+      return usage(`unknown command ${JSON.stringify(command)}`);
   }
 }

@@ -15,14 +15,14 @@ type RefWorker = Worker & { ref?: () => void; unref?: () => void };
 
 /**
  * Where the Worker's entry file is. From sources it sits next to this file. In the compiled
- * executable every module is bundled into the main entry (so `import.meta.url` is the
- * executable's), and the Worker is embedded under its path relative to `src/`, the common root of
- * the build's entry points (scripts/compile.ts).
+ * executable every module is bundled into the main entry, and the Worker is embedded beside it
+ * under its path relative to `src/`, the common root of the build's entry points
+ * (scripts/compile.ts), e.g. `/$bunfs/root/memory/worker.js`.
  */
 export function workerUrl(): string {
-  const here = import.meta.url;
-  if (here.includes("/$bunfs/")) return new URL("./memory/worker.ts", here).href;
-  return new URL("./worker.ts", here).href;
+  const main = process.argv[1] ?? "";
+  if (main.startsWith("/$bunfs/")) return main.slice(0, main.lastIndexOf("/")) + "/memory/worker.js";
+  return new URL("./worker.ts", import.meta.url).href;
 }
 
 export class MemorySearchError extends Error {

@@ -18,6 +18,11 @@ export interface Caller {
   side: Side;
   /** The front end the call came through: stdio, http, mcp, hook, cli. */
   via: string;
+  /**
+   * A time to live given to leases granted without one. Front ends whose hosts may not see
+   * message boundaries (HTTP, MCP) set it, so a lease cannot outlive a forgotten turn.end.
+   */
+  defaultLeaseTtlSeconds?: number;
 }
 
 export interface CallContext {

@@ -48,3 +48,17 @@ export function selfArgv(): string[] {
   if (key === "bun" && (script.startsWith("/$bunfs/") || script === "" || script === process.execPath)) return [process.execPath];
   return [process.execPath, script];
 }
+
+export interface HttpListener {
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Serves `fetch` on hostname:port with the runtime's own server (Bun.serve or Deno.serve). */
+export async function serveHttp(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number): Promise<HttpListener> {
+  const key = runtimeKey();
+  if (key === "bun") return (await import("./bun/serve.ts")).bunServe(fetch, hostname, port);
+  if (key === "deno") return (await import("./deno/serve.ts")).denoServe(fetch, hostname, port);
+  throw new Error("longrun runs on Bun or Deno; this runtime has no HTTP server adapter");
+}

@@ -116,7 +116,7 @@ export const taskMethods = [
         reason: p.reason,
         granted_by: callerName(caller),
         scope: p.scope ?? null,
-        ttl_seconds: p.ttl_seconds ?? null,
+        ttl_seconds: p.ttl_seconds ?? caller.defaultLeaseTtlSeconds ?? null,
         max_uses: p.max_uses ?? null,
       });
       return { task, lease: task.lease };
