@@ -58,3 +58,33 @@ describe("layering", () => {
     });
   }
 });
+
+/** Files reachable from `entry` through static imports only (dynamic imports load on demand). */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [entry];
+  while (stack.length) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    if (!file.endsWith(".ts")) continue;
+    const src = readFileSync(file, "utf8");
+    for (const m of src.matchAll(/^\s*(?:import|export)\s(?!type\b)[^;]*?from\s+["']([^"']+)["']/gms)) {
+      const spec = m[1]!;
+      stack.push(spec.startsWith(".") ? resolve(dirname(file), spec) : `pkg:${spec}`);
+    }
+  }
+  return seen;
+}
+
+describe("the per-event hook path", () => {
+  test("nothing the hook command imports statically reaches libSQL, the memory layer or the Worker", () => {
+    const reach = [...staticClosure(join(REPO, "src", "hooks", "command.ts"))];
+    assert.ok(reach.some((f) => f.endsWith("src/store/state_file.ts")), "the closure is computed");
+    assert.deepEqual(reach.filter((f) => f.includes("src/memory/") || f.endsWith("src/root.ts") || f.startsWith("pkg:@libsql")), []);
+  });
+  test("the check can fail: the serve command reaches libSQL", () => {
+    const reach = [...staticClosure(join(REPO, "src", "cli", "serve.ts"))];
+    assert.ok(reach.some((f) => f === "pkg:@libsql/client"));
+  });
+});

@@ -8,6 +8,7 @@ export const DEFAULT_READ_ONLY = [
   "ls", "cat", "head", "tail", "less", "grep", "rg", "find", "fd", "tree", "wc", "pwd", "echo", "which", "stat",
   "file", "du", "df", "date", "env", "printenv", "whoami", "uname", "sort", "uniq", "cut", "diff", "jq",
   "git status", "git diff", "git log", "git show", "git branch", "git blame", "git rev-parse", "git ls-files",
+  "longrun status", "longrun --version", "longrun --help",
 ];
 
 const WRITE_FLAGS = /(^|\s)(-delete|-exec|-execdir|-ok|-fprint\S*|--output(=|\s))/;
