@@ -7,6 +7,8 @@ import { mkdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TaskContract } from "./core/contract.ts";
+import { Deliverables } from "./ledger/deliverables.ts";
+import { EffectLedger } from "./ledger/effects.ts";
 import type { Clock, CrashPoint, IdSource } from "./core/ports.ts";
 import { Database } from "./memory/db.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "./memory/schema.ts";
@@ -82,6 +84,10 @@ export class Root {
   readonly db: Database;
   readonly state: FileStateStore;
   readonly pending: FilePendingStore;
+  /** The run ledger: runs, ownership, receipts, budgets (seed 003). */
+  readonly runs: EffectLedger;
+  /** Adjustments, staged artifacts and externalised context (seed 003). */
+  readonly deliverables: Deliverables;
   readonly #searcher: Searcher;
   #closed = false;
 
@@ -94,6 +100,8 @@ export class Root {
     this.state = new FileStateStore({ path: paths.state, lockPath: paths.lock, clock, crash });
     this.pending = new FilePendingStore(paths.pending, crash);
     this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, crash });
+    this.runs = new EffectLedger({ db, rawDir: paths.rawData, clock, crash });
+    this.deliverables = new Deliverables({ db, rawDir: paths.rawData, clock, crash });
     this.contract = new TaskContract({
       state: this.state,
       pending: this.pending,

@@ -24,6 +24,8 @@ export const LIMITS = {
   memories_per_root: 100_000,
   /** Hits in one page of memory search. */
   search_limit: 50,
+  /** Bytes one context.read returns at most. */
+  context_read_bytes: 256 * 1024,
 } as const;
 
 /** Bodies longer than this (UTF-8 bytes) are kept under raw_data/, the index keeping a reference and a digest. */

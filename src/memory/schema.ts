@@ -37,6 +37,147 @@ export const MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: "run ledger: runs, receipts, charges, adjustments, artifacts, contexts",
+    sql: [
+      `CREATE TABLE ledger_tasks (
+        task_id TEXT PRIMARY KEY,
+        question TEXT NOT NULL,
+        constraints TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE runs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        parent_seq INTEGER REFERENCES runs(seq),
+        status TEXT NOT NULL CHECK (status IN ('running','parked','finished','cancelled','failed')),
+        owner TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        authorization TEXT NOT NULL,
+        budget_limits TEXT NOT NULL,
+        parked_on TEXT,
+        outcome TEXT,
+        gaps TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        ended_at TEXT
+      )`,
+      `CREATE TABLE run_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_seq INTEGER NOT NULL REFERENCES runs(seq),
+        epoch INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        at TEXT NOT NULL
+      )`,
+      `CREATE INDEX run_events_by_run ON run_events(run_seq, seq)`,
+      `CREATE TABLE receipts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_seq INTEGER NOT NULL REFERENCES runs(seq),
+        idempotency_key TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        args_digest TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('begun','completed','failed','unknown')),
+        epoch INTEGER NOT NULL,
+        result_ref TEXT,
+        error TEXT,
+        evidence TEXT,
+        begun_at TEXT NOT NULL,
+        settled_at TEXT,
+        unknown_at TEXT,
+        CHECK (status != 'completed' OR result_ref IS NOT NULL),
+        UNIQUE (run_seq, idempotency_key, attempt)
+      )`,
+      `CREATE TABLE open_items (
+        run_seq INTEGER NOT NULL REFERENCES runs(seq),
+        receipt_seq INTEGER NOT NULL REFERENCES receipts(seq),
+        carried_at TEXT NOT NULL,
+        PRIMARY KEY (run_seq, receipt_seq)
+      )`,
+      `CREATE TABLE charges (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_seq INTEGER NOT NULL REFERENCES runs(seq),
+        epoch INTEGER NOT NULL,
+        amounts TEXT NOT NULL,
+        unknown INTEGER NOT NULL,
+        note TEXT NOT NULL,
+        receipt_seq INTEGER,
+        at TEXT NOT NULL
+      )`,
+      `CREATE INDEX charges_by_run ON charges(run_seq)`,
+      `CREATE TABLE adjustments (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        run_seq INTEGER REFERENCES runs(seq),
+        text TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        handed_request_id TEXT,
+        handed_run_seq INTEGER,
+        handed_at TEXT,
+        satisfied_artifact TEXT,
+        satisfied_version INTEGER,
+        satisfied_at TEXT
+      )`,
+      `CREATE TRIGGER adjustments_text_is_verbatim BEFORE UPDATE OF text ON adjustments
+        BEGIN SELECT RAISE(ABORT, 'an adjustment''s text is kept verbatim and never rewritten'); END`,
+      `CREATE TABLE artifacts (
+        task_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('draft','increment','full')),
+        supersedes TEXT NOT NULL,
+        run_seq INTEGER,
+        ref TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        note TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (task_id, name, version)
+      )`,
+      `CREATE TABLE artifact_attachments (
+        task_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        attachment TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok','failed')),
+        ref TEXT,
+        size INTEGER,
+        sha256 TEXT,
+        error TEXT,
+        PRIMARY KEY (task_id, name, version, attachment)
+      )`,
+      `CREATE TABLE artifact_marks (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        mark TEXT NOT NULL CHECK (mark IN ('preview','saved','exported','opened')),
+        ok INTEGER NOT NULL,
+        detail TEXT NOT NULL,
+        at TEXT NOT NULL
+      )`,
+      `CREATE TABLE contexts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_seq INTEGER REFERENCES runs(seq),
+        task_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        source TEXT,
+        path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE context_reads (
+        context_seq INTEGER NOT NULL REFERENCES contexts(seq),
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        run_seq INTEGER,
+        at TEXT NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -4,10 +4,7 @@
  * index. Writes run here, awaited by the contract (I2's ordering depends on it); searches go to
  * a `Searcher` (the memory Worker in the server) so a slow search never holds up the main thread.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
-import { LimitExceededError, StateCorruptError } from "../core/errors.ts";
+import { LimitExceededError } from "../core/errors.ts";
 import { INLINE_BODY_BYTES, LIMITS, PREVIEW_CHARS } from "../core/limits.ts";
 import type {
   CrashPoint,
@@ -19,7 +16,7 @@ import type {
   SearchOptions,
   SearchPage,
 } from "../core/ports.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
+import { readBlob, removeBlob, sha256Hex, writeBlob } from "../store/blobs.ts";
 import type { Database } from "./db.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { segmentForIndex } from "./segment.ts";
@@ -65,12 +62,8 @@ export class LibsqlMemory implements MemoryStore {
       if (existing) return { record: existing, created: false };
     }
     const bytes = new TextEncoder().encode(rec.content);
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    let rawRef: string | null = null;
-    if (bytes.length > INLINE_BODY_BYTES) {
-      rawRef = `raw_data/m-${sha256.slice(0, 16)}-${randomBytes(4).toString("hex")}.txt`;
-      writeFileAtomic(join(this.#rawDir, rawRef.slice("raw_data/".length)), bytes, { mode: 0o600, label: "raw" });
-    }
+    const sha256 = sha256Hex(bytes);
+    const rawRef = bytes.length > INLINE_BODY_BYTES ? writeBlob(this.#rawDir, "m", bytes).ref : null;
     const createdAt = new Date().toISOString();
     const keywords = JSON.stringify(rec.keywords);
     try {
@@ -108,20 +101,12 @@ export class LibsqlMemory implements MemoryStore {
         return { seq, created: true };
       });
       this.#crash("memory.after_commit");
-      if (!out.created && rawRef) this.#removeRaw(rawRef);
+      if (!out.created && rawRef) removeBlob(this.#rawDir, rawRef);
       const record = await this.get(memoryId(out.seq));
       return { record: record!, created: out.created };
     } catch (e) {
-      if (rawRef) this.#removeRaw(rawRef);
+      if (rawRef) removeBlob(this.#rawDir, rawRef);
       throw e;
-    }
-  }
-
-  #removeRaw(rawRef: string): void {
-    try {
-      unlinkSync(join(this.#rawDir, rawRef.slice("raw_data/".length)));
-    } catch {
-      // nothing to remove
     }
   }
 
@@ -160,18 +145,7 @@ export class LibsqlMemory implements MemoryStore {
     const rawRef = r.raw_ref === null ? null : String(r.raw_ref);
     let content = String(r.content);
     if (rawRef) {
-      const path = join(this.#rawDir, rawRef.slice("raw_data/".length));
-      let bytes: Uint8Array;
-      try {
-        bytes = readFileSync(path);
-      } catch (e) {
-        throw new StateCorruptError(path, `raw body of ${memoryId(Number(r.seq))} is missing`, e);
-      }
-      const digest = createHash("sha256").update(bytes).digest("hex");
-      if (digest !== String(r.sha256)) {
-        throw new StateCorruptError(path, `raw body of ${memoryId(Number(r.seq))} does not match its sha256`);
-      }
-      content = new TextDecoder().decode(bytes);
+      content = new TextDecoder().decode(readBlob(this.#rawDir, rawRef, String(r.sha256), `raw body of ${memoryId(Number(r.seq))}`));
     }
     return {
       id: memoryId(Number(r.seq)),

@@ -153,11 +153,11 @@ export class Dispatcher {
     const rootName = typeof params.root === "string" ? params.root : undefined;
     const root = await this.#roots.get(rootName);
     const run = () => m.handler({ root, caller }, params);
-    if (m.lane !== "state") return run();
     const key = root.dir;
-    const prev = this.#lanes.get(key) ?? Promise.resolve();
-    const next = prev.then(run, run);
-    const tail = next.catch(() => {});
+    const earlier = this.#lanes.get(key) ?? Promise.resolve();
+    if (m.lane === "read") return earlier.then(run);
+    const next = earlier.then(run, run);
+    const tail = next.then(() => {}, () => {});
     this.#lanes.set(key, tail);
     tail.then(() => {
       if (this.#lanes.get(key) === tail) this.#lanes.delete(key);

@@ -31,10 +31,11 @@ export interface CallContext {
 }
 
 /**
- * `state`: touches the task or run state; such calls on one root run one at a time, in arrival
- * order. `free`: reads that may run alongside anything (memory search). `none`: needs no root.
+ * `state`: changes the task, run or memory; such calls on one root run one at a time, in arrival
+ * order. `read`: waits for the state calls that arrived before it (so it sees their effect), then
+ * runs alongside whatever comes next: a slow memory search never holds up a later gate check.
  */
-export type Lane = "state" | "free" | "none";
+export type Lane = "state" | "read";
 
 export interface Method<S extends AnySchema = AnySchema> {
   name: string;

@@ -9,7 +9,7 @@ export const memoryMethods = [
     side: "agent",
     summary: "Save a memory record (type, title, content, keywords); long bodies go to raw_data/; returns its id",
     params: S.memorySave,
-    lane: "free",
+    lane: "state",
     readOnly: false,
     handler: async ({ root }, p) => {
       const task = await root.state.load().catch(() => null);
@@ -29,7 +29,7 @@ export const memoryMethods = [
     side: "agent",
     summary: "Full-text search (English, Chinese, Korean), bm25-ranked; hits carry id, title, snippet, score; paginated by cursor",
     params: S.memorySearch,
-    lane: "free",
+    lane: "read",
     readOnly: true,
     handler: ({ root }, p) => root.memory.search(p.query, { limit: p.limit, type: p.type, cursor: p.cursor }),
   }),
@@ -38,7 +38,7 @@ export const memoryMethods = [
     side: "agent",
     summary: "One memory record, whole body included",
     params: S.memoryGet,
-    lane: "free",
+    lane: "read",
     readOnly: true,
     handler: async ({ root }, p) => {
       const record = await root.memory.get(p.id);

@@ -31,7 +31,7 @@ export const taskMethods = [
     side: "agent",
     summary: "The task state (null when none), its lease and lease log, and any pending checkpoint",
     params: S.empty,
-    lane: "free",
+    lane: "read",
     readOnly: true,
     handler: ({ root }) => root.contract.status(),
   }),

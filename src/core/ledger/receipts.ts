@@ -1,0 +1,38 @@
+/**
+ * Receipt states of a tool effect (seed 003, section 5). Recorded before the effect (`begun`),
+ * settled after (`completed` with a result reference, or `failed`). When a run is claimed after a
+ * crash, what was begun but never settled becomes `unknown`: it may have happened. Unknown is
+ * never re-run by longrun; it stays listed until a caller reconciles it with evidence.
+ */
+
+export const RECEIPT_STATUSES = ["begun", "completed", "failed", "unknown"] as const;
+export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
+
+export type BeginVerdict =
+  | { kind: "new"; attempt: number }
+  | { kind: "replay" }
+  | { kind: "refuse"; reason: "unknown" | "in_flight" | "args_differ" };
+
+/** What `receipt.begin` does on a key, given the newest receipt already under it (if any). */
+export function beginVerdict(existing: { status: ReceiptStatus; args_digest: string; attempt: number } | null, argsDigest: string): BeginVerdict {
+  if (!existing) return { kind: "new", attempt: 1 };
+  if (existing.args_digest !== argsDigest) return { kind: "refuse", reason: "args_differ" };
+  switch (existing.status) {
+    case "completed":
+      return { kind: "replay" };
+    case "failed":
+      return { kind: "new", attempt: existing.attempt + 1 };
+    case "unknown":
+      return { kind: "refuse", reason: "unknown" };
+    case "begun":
+      return { kind: "refuse", reason: "in_flight" };
+  }
+}
+
+/** Whether `settle` may move a receipt from `from` to `to`; unknown needs evidence. */
+export function settleAllowed(from: ReceiptStatus, to: "completed" | "failed", hasEvidence: boolean): boolean {
+  if (from === "begun") return true;
+  if (from === "unknown") return hasEvidence;
+  void to;
+  return false;
+}

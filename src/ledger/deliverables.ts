@@ -1,0 +1,325 @@
+/**
+ * What a long run delivers and what it was asked along the way (seed 003, sections 3, 4, 7):
+ * - adjustments: the user's words verbatim, then `handed` (which request carried them) and
+ *   `satisfied` (which artifact version addresses them), three facts with three timestamps;
+ * - staged artifacts: versions per task and name (`draft`, `increment`, `full`; a full version
+ *   names what it supersedes, and old versions stay readable), with separate preview / saved /
+ *   exported / opened marks and per-attachment status (one broken attachment hides nothing else);
+ * - externalised context: large results under raw_data/ by reference, read back by exact byte
+ *   range with coverage, so a partial read never passes for a whole one.
+ */
+import { coverage, type Coverage, type Range } from "../core/ledger/coverage.ts";
+import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
+import { readBlob, writeBlob } from "../store/blobs.ts";
+import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import type { Authorization } from "./runs.ts";
+
+export interface Adjustment {
+  adjustment_id: string;
+  task_id: string;
+  run_id: string | null;
+  text: string;
+  received_at: string;
+  handed: { request_id: string; run_id: string; at: string } | null;
+  satisfied: { artifact: string; version: number; at: string } | null;
+}
+
+function toAdjustment(r: Row): Adjustment {
+  return {
+    adjustment_id: ADJUSTMENT_ID.format(Number(r.seq)),
+    task_id: String(r.task_id),
+    run_id: r.run_seq === null ? null : RUN_ID.format(Number(r.run_seq)),
+    text: String(r.text),
+    received_at: String(r.received_at),
+    handed: r.handed_at === null ? null : { request_id: String(r.handed_request_id), run_id: RUN_ID.format(Number(r.handed_run_seq)), at: String(r.handed_at) },
+    satisfied: r.satisfied_at === null ? null : { artifact: String(r.satisfied_artifact), version: Number(r.satisfied_version), at: String(r.satisfied_at) },
+  };
+}
+
+export type ArtifactKind = "draft" | "increment" | "full";
+export type Mark = "preview" | "saved" | "exported" | "opened";
+
+export interface AttachmentInput {
+  name: string;
+  content?: string;
+  error?: string;
+}
+
+export interface ArtifactVersion {
+  task_id: string;
+  name: string;
+  version: number;
+  kind: ArtifactKind;
+  supersedes: number[];
+  superseded_by: number | null;
+  run_id: string | null;
+  ref: string;
+  size: number;
+  sha256: string;
+  note: string;
+  created_at: string;
+  marks: { mark: Mark; ok: boolean; detail: string; at: string }[];
+  attachments: { name: string; status: "ok" | "failed"; ref: string | null; size: number | null; sha256: string | null; error: string | null }[];
+}
+
+export class Deliverables {
+  constructor(private readonly d: LedgerDeps) {}
+
+  #now(): string {
+    return this.d.clock.now().toISOString();
+  }
+
+  async #runTask(runId: string): Promise<{ seq: number; task_id: string; authorization: Authorization }> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const rs = await this.d.db.execute({ sql: "SELECT task_id, authorization FROM runs WHERE seq = ?", args: [seq] });
+    if (!rs.rows.length) throw new NotFoundError("run", runId);
+    return { seq, task_id: String(rs.rows[0]!.task_id), authorization: json(rs.rows[0]!.authorization, { tools: [], sources: [], scope: [] }) };
+  }
+
+  // --- adjustments ---------------------------------------------------------------------------
+
+  /** Host side: the user's words, stored exactly as given. */
+  async receive(taskId: string, runId: string | null, text: string): Promise<Adjustment> {
+    const runSeq = runId ? (await this.#runTask(runId)).seq : null;
+    const rs = await this.d.db.execute({
+      sql: "INSERT INTO adjustments(task_id, run_seq, text, received_at) VALUES (?, ?, ?, ?) RETURNING *",
+      args: [taskId, runSeq, text, this.#now()],
+    });
+    return toAdjustment(rs.rows[0]!);
+  }
+
+  async #adjustment(id: string): Promise<Adjustment> {
+    const rs = await this.d.db.execute({ sql: "SELECT * FROM adjustments WHERE seq = ?", args: [seqOf(ADJUSTMENT_ID, id, "adjustment")] });
+    if (!rs.rows.length) throw new NotFoundError("adjustment", id);
+    return toAdjustment(rs.rows[0]!);
+  }
+
+  /** A request really carried the adjustment: which one, in which run (fenced by the run's epoch). */
+  async handoff(id: string, runId: string, epoch: number, requestId: string): Promise<Adjustment> {
+    const adj = await this.#adjustment(id);
+    const run = await this.#runTask(runId);
+    if (run.task_id !== adj.task_id) {
+      throw new ConflictError(`Adjustment ${id} belongs to task ${adj.task_id}, not to run ${runId}'s task ${run.task_id}`, { reason: "other_task" });
+    }
+    const at = this.#now();
+    await this.d.db.write(async (tx) => {
+      await fence(tx, run.seq, epoch, at);
+      await tx.execute({
+        sql: "UPDATE adjustments SET handed_request_id = ?, handed_run_seq = ?, handed_at = ? WHERE seq = ?",
+        args: [requestId, run.seq, at, seqOf(ADJUSTMENT_ID, id, "adjustment")],
+      });
+    });
+    return this.#adjustment(id);
+  }
+
+  /** An artifact version addresses the adjustment. It must exist; it must have been handed first. */
+  async satisfy(id: string, artifact: string, version: number): Promise<Adjustment> {
+    const adj = await this.#adjustment(id);
+    if (!adj.handed) {
+      throw new ConflictError(`Adjustment ${id} was never handed to a request (adjust.handoff), so nothing can have addressed it yet`, { reason: "not_handed" });
+    }
+    await this.#version(adj.task_id, artifact, version);
+    await this.d.db.execute({
+      sql: "UPDATE adjustments SET satisfied_artifact = ?, satisfied_version = ?, satisfied_at = ? WHERE seq = ?",
+      args: [artifact, version, this.#now(), seqOf(ADJUSTMENT_ID, id, "adjustment")],
+    });
+    return this.#adjustment(id);
+  }
+
+  async adjustments(taskId: string): Promise<Adjustment[]> {
+    const rs = await this.d.db.execute({ sql: "SELECT * FROM adjustments WHERE task_id = ? ORDER BY seq", args: [taskId] });
+    return rs.rows.map(toAdjustment);
+  }
+
+  // --- artifacts -----------------------------------------------------------------------------
+
+  async put(input: {
+    task_id: string;
+    name: string;
+    kind: ArtifactKind;
+    content: string;
+    supersedes?: number[];
+    run?: { run_id: string; epoch: number };
+    note?: string;
+    attachments?: AttachmentInput[];
+  }): Promise<ArtifactVersion> {
+    const runSeq = input.run ? (await this.#runTask(input.run.run_id)).seq : null;
+    const body = writeBlob(this.d.rawDir, "a", new TextEncoder().encode(input.content));
+    const files = (input.attachments ?? []).map((a) => ({
+      ...a,
+      blob: a.error === undefined && a.content !== undefined ? writeBlob(this.d.rawDir, "a", new TextEncoder().encode(a.content)) : null,
+    }));
+    const at = this.#now();
+    const version = await this.d.db.write(async (tx) => {
+      if (input.run && runSeq !== null) await fence(tx, runSeq, input.run.epoch, at);
+      const cur = await tx.execute({ sql: "SELECT COALESCE(MAX(version), 0) AS v FROM artifacts WHERE task_id = ? AND name = ?", args: [input.task_id, input.name] });
+      const version = Number(cur.rows[0]!.v) + 1;
+      const earlier = Array.from({ length: version - 1 }, (_, i) => i + 1);
+      const supersedes = input.kind === "full" ? (input.supersedes ?? earlier) : (input.supersedes ?? []);
+      const bad = supersedes.filter((v) => !earlier.includes(v));
+      if (bad.length) {
+        throw new NotFoundError("artifact version", `${input.name}@${bad.join(",")}`, `; ${input.name} has versions 1-${version - 1}`);
+      }
+      await tx.execute({
+        sql: `INSERT INTO artifacts(task_id, name, version, kind, supersedes, run_seq, ref, size, sha256, note, created_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        args: [input.task_id, input.name, version, input.kind, JSON.stringify(supersedes), runSeq, body.ref, body.size, body.sha256, input.note ?? "", at],
+      });
+      for (const f of files) {
+        await tx.execute({
+          sql: `INSERT INTO artifact_attachments(task_id, name, version, attachment, status, ref, size, sha256, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          args: [input.task_id, input.name, version, f.name, f.blob ? "ok" : "failed", f.blob?.ref ?? null, f.blob?.size ?? null, f.blob?.sha256 ?? null, f.blob ? null : (f.error ?? "no content")],
+        });
+      }
+      return version;
+    });
+    return this.#version(input.task_id, input.name, version);
+  }
+
+  async #version(taskId: string, name: string, version: number): Promise<ArtifactVersion> {
+    const rs = await this.d.db.execute({ sql: "SELECT * FROM artifacts WHERE task_id = ? AND name = ? AND version = ?", args: [taskId, name, version] });
+    if (!rs.rows.length) throw new NotFoundError("artifact version", `${name}@${version}`, "; artifact.list shows the versions");
+    return (await this.#withDetails(taskId, rs.rows))[0]!;
+  }
+
+  async #withDetails(taskId: string, rows: Row[]): Promise<ArtifactVersion[]> {
+    const all = await this.d.db.execute({ sql: "SELECT name, version, kind, supersedes FROM artifacts WHERE task_id = ?", args: [taskId] });
+    const out: ArtifactVersion[] = [];
+    for (const r of rows) {
+      const name = String(r.name);
+      const version = Number(r.version);
+      const supersededBy = all.rows
+        .filter((x) => String(x.name) === name && json<number[]>(x.supersedes, []).includes(version))
+        .map((x) => Number(x.version));
+      const marks = await this.d.db.execute({ sql: "SELECT * FROM artifact_marks WHERE task_id = ? AND name = ? AND version = ? ORDER BY seq", args: [taskId, name, version] });
+      const atts = await this.d.db.execute({ sql: "SELECT * FROM artifact_attachments WHERE task_id = ? AND name = ? AND version = ? ORDER BY attachment", args: [taskId, name, version] });
+      out.push({
+        task_id: taskId,
+        name,
+        version,
+        kind: String(r.kind) as ArtifactKind,
+        supersedes: json<number[]>(r.supersedes, []),
+        superseded_by: supersededBy.length ? Math.min(...supersededBy) : null,
+        run_id: r.run_seq === null ? null : RUN_ID.format(Number(r.run_seq)),
+        ref: String(r.ref),
+        size: Number(r.size),
+        sha256: String(r.sha256),
+        note: String(r.note),
+        created_at: String(r.created_at),
+        marks: marks.rows.map((m) => ({ mark: String(m.mark) as Mark, ok: Number(m.ok) === 1, detail: String(m.detail), at: String(m.at) })),
+        attachments: atts.rows.map((a) => ({
+          name: String(a.attachment),
+          status: String(a.status) as "ok" | "failed",
+          ref: str(a.ref),
+          size: a.size === null ? null : Number(a.size),
+          sha256: str(a.sha256),
+          error: str(a.error),
+        })),
+      });
+    }
+    return out;
+  }
+
+  /** One version with its content (the newest when no version is given). Old versions stay readable. */
+  async get(taskId: string, name: string, version?: number): Promise<ArtifactVersion & { content: string }> {
+    let v = version;
+    if (v === undefined) {
+      const rs = await this.d.db.execute({ sql: "SELECT MAX(version) AS v FROM artifacts WHERE task_id = ? AND name = ?", args: [taskId, name] });
+      if (rs.rows[0]?.v === null || rs.rows[0]?.v === undefined) throw new NotFoundError("artifact", name, "; artifact.put creates it");
+      v = Number(rs.rows[0]!.v);
+    }
+    const meta = await this.#version(taskId, name, v);
+    const content = new TextDecoder().decode(readBlob(this.d.rawDir, meta.ref, meta.sha256, `artifact ${name}@${v}`));
+    return { ...meta, content };
+  }
+
+  async attachment(taskId: string, name: string, version: number, attachment: string): Promise<string> {
+    const meta = await this.#version(taskId, name, version);
+    const a = meta.attachments.find((x) => x.name === attachment);
+    if (!a) throw new NotFoundError("attachment", `${name}@${version}/${attachment}`);
+    if (a.status === "failed" || !a.ref || !a.sha256) {
+      throw new ConflictError(`Attachment ${attachment} of ${name}@${version} failed (${a.error}); the rest of the artifact is unaffected`, { reason: "attachment_failed" });
+    }
+    return new TextDecoder().decode(readBlob(this.d.rawDir, a.ref, a.sha256, `attachment ${attachment}`));
+  }
+
+  async list(taskId: string, name?: string): Promise<ArtifactVersion[]> {
+    const rs = await this.d.db.execute({
+      sql: `SELECT * FROM artifacts WHERE task_id = ? ${name ? "AND name = ?" : ""} ORDER BY name, version`,
+      args: name ? [taskId, name] : [taskId],
+    });
+    return this.#withDetails(taskId, rs.rows);
+  }
+
+  async mark(taskId: string, name: string, version: number, mark: Mark, ok: boolean, detail: string): Promise<ArtifactVersion> {
+    await this.#version(taskId, name, version);
+    await this.d.db.execute({
+      sql: "INSERT INTO artifact_marks(task_id, name, version, mark, ok, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      args: [taskId, name, version, mark, ok ? 1 : 0, detail, this.#now()],
+    });
+    return this.#version(taskId, name, version);
+  }
+
+  // --- externalised context ------------------------------------------------------------------
+
+  async putContext(input: { task_id: string; label: string; content: string; source?: string; run?: { run_id: string; epoch: number } }) {
+    let runSeq: number | null = null;
+    if (input.run) {
+      const run = await this.#runTask(input.run.run_id);
+      runSeq = run.seq;
+      if (input.source !== undefined && !run.authorization.sources.includes(input.source) && !run.authorization.sources.includes("*")) {
+        throw new UnauthorizedError(`Refused: source ${JSON.stringify(input.source)} is not in run ${input.run.run_id}'s authorization`, {
+          run_id: input.run.run_id,
+          source: input.source,
+          allowed: run.authorization.sources,
+        });
+      }
+    }
+    const blob = writeBlob(this.d.rawDir, "c", new TextEncoder().encode(input.content));
+    const at = this.#now();
+    const seq = await this.d.db.write(async (tx) => {
+      if (input.run && runSeq !== null) await fence(tx, runSeq, input.run.epoch, at);
+      const rs = await tx.execute({
+        sql: "INSERT INTO contexts(run_seq, task_id, label, source, path, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+        args: [runSeq, input.task_id, input.label, input.source ?? null, blob.ref, blob.size, blob.sha256, at],
+      });
+      return Number(rs.rows[0]!.seq);
+    });
+    return { ref: CONTEXT_ID.format(seq), size: blob.size, sha256: blob.sha256, label: input.label };
+  }
+
+  /** Exact bytes [offset, offset + length), and the coverage of everything read of this ref so far. */
+  async readContext(ref: string, offset: number, length: number | undefined, maxBytes: number): Promise<{
+    ref: string;
+    offset: number;
+    length: number;
+    text: string | null;
+    data_base64: string;
+    coverage: Coverage;
+  }> {
+    const seq = seqOf(CONTEXT_ID, ref, "context");
+    const rs = await this.d.db.execute({ sql: "SELECT * FROM contexts WHERE seq = ?", args: [seq] });
+    if (!rs.rows.length) throw new NotFoundError("context", ref);
+    const row = rs.rows[0]!;
+    const size = Number(row.size);
+    const want = length ?? Math.min(size - offset, maxBytes);
+    if (want > maxBytes) throw new LimitExceededError("length", maxBytes, want, "bytes");
+    const bytes = readBlob(this.d.rawDir, String(row.path), String(row.sha256), `context ${ref}`);
+    const start = Math.min(offset, size);
+    const end = Math.min(size, start + Math.max(0, want));
+    const slice = bytes.subarray(start, end);
+    let text: string | null;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(slice);
+    } catch {
+      text = null;
+    }
+    await this.d.db.execute({
+      sql: "INSERT INTO context_reads(context_seq, start, end, at) VALUES (?, ?, ?, ?)",
+      args: [seq, start, end, this.#now()],
+    });
+    const reads = await this.d.db.execute({ sql: "SELECT start, end FROM context_reads WHERE context_seq = ?", args: [seq] });
+    const ranges = reads.rows.map((r) => [Number(r.start), Number(r.end)] as Range);
+    return { ref, offset: start, length: end - start, text, data_base64: Buffer.from(slice).toString("base64"), coverage: coverage(size, ranges) };
+  }
+}

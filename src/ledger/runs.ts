@@ -1,0 +1,320 @@
+/**
+ * Runs and their ownership (seed 003, sections 1, 5, 6, 8): a run belongs to a task, has its own
+ * id, an authorization snapshot, budget limits, a status, an owner and a fencing epoch. Four ways
+ * back in: observe (`get`, changes nothing), same-run recovery (`claim`: new epoch, same id,
+ * authorization, budget and receipts; begun receipts become unknown), explicit continuation
+ * (`continueRun`: a new run linked to its parent, inheriting the task's constraints and the
+ * recorded permissions, with its own budget, carrying unresolved unknowns as open items), and a
+ * new task (never inherits anything).
+ */
+import type { Transaction } from "@libsql/client";
+import { budgetStatus, type BudgetLimits, type BudgetStatus, type Charge } from "../core/ledger/budget.ts";
+import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
+import type { TaskState } from "../core/task.ts";
+import { addEvent, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
+
+export interface Authorization {
+  tools: string[];
+  sources: string[];
+  scope: string[];
+}
+
+export type RunStatus = "running" | "parked" | "finished" | "cancelled" | "failed";
+
+export interface Run {
+  run_id: string;
+  task_id: string;
+  parent_run_id: string | null;
+  status: RunStatus;
+  owner: string;
+  epoch: number;
+  authorization: Authorization;
+  budget_limits: BudgetLimits;
+  parked_on: string | null;
+  outcome: string | null;
+  gaps: string[];
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+}
+
+export interface Receipt {
+  receipt_id: string;
+  run_id: string;
+  idempotency_key: string;
+  attempt: number;
+  tool: string;
+  args_digest: string;
+  status: "begun" | "completed" | "failed" | "unknown";
+  epoch: number;
+  result_ref: string | null;
+  error: string | null;
+  evidence: string | null;
+  begun_at: string;
+  settled_at: string | null;
+  unknown_at: string | null;
+}
+
+export function toRun(r: Row): Run {
+  return {
+    run_id: RUN_ID.format(Number(r.seq)),
+    task_id: String(r.task_id),
+    parent_run_id: r.parent_seq === null ? null : RUN_ID.format(Number(r.parent_seq)),
+    status: String(r.status) as RunStatus,
+    owner: String(r.owner),
+    epoch: Number(r.epoch),
+    authorization: json<Authorization>(r.authorization, { tools: [], sources: [], scope: [] }),
+    budget_limits: json<BudgetLimits>(r.budget_limits, {}),
+    parked_on: str(r.parked_on),
+    outcome: str(r.outcome),
+    gaps: json<string[]>(r.gaps, []),
+    created_at: String(r.created_at),
+    updated_at: String(r.updated_at),
+    ended_at: str(r.ended_at),
+  };
+}
+
+export function toReceipt(r: Row): Receipt {
+  return {
+    receipt_id: RECEIPT_ID.format(Number(r.seq)),
+    run_id: RUN_ID.format(Number(r.run_seq)),
+    idempotency_key: String(r.idempotency_key),
+    attempt: Number(r.attempt),
+    tool: String(r.tool),
+    args_digest: String(r.args_digest),
+    status: String(r.status) as Receipt["status"],
+    epoch: Number(r.epoch),
+    result_ref: str(r.result_ref),
+    error: str(r.error),
+    evidence: str(r.evidence),
+    begun_at: String(r.begun_at),
+    settled_at: str(r.settled_at),
+    unknown_at: str(r.unknown_at),
+  };
+}
+
+const TERMINAL: RunStatus[] = ["finished", "cancelled", "failed"];
+
+export interface StartRunInput {
+  owner: string;
+  authorization: Authorization;
+  budget: BudgetLimits;
+  constraints: string[];
+}
+
+export class RunLedger {
+  constructor(protected readonly d: LedgerDeps) {}
+
+  protected now(): string {
+    return this.d.clock.now().toISOString();
+  }
+
+  protected async runRow(tx: Transaction | null, runSeq: number): Promise<Row> {
+    const exec = tx ?? this.d.db;
+    const rs = await exec.execute({ sql: "SELECT * FROM runs WHERE seq = ?", args: [runSeq] });
+    if (!rs.rows.length) throw new NotFoundError("run", RUN_ID.format(runSeq), "; run.start creates one");
+    return rs.rows[0]!;
+  }
+
+  protected requireStatus(run: Row, allowed: RunStatus[], doing: string): void {
+    if (!allowed.includes(String(run.status) as RunStatus)) {
+      throw new ConflictError(`Run ${RUN_ID.format(Number(run.seq))} is ${run.status}; it cannot ${doing} (it must be ${allowed.join(" or ")})`, {
+        reason: "run_status",
+        run_id: RUN_ID.format(Number(run.seq)),
+        status: String(run.status),
+      });
+    }
+  }
+
+  /** A run for the active task, epoch 1. The task's question is recorded verbatim with its constraints. */
+  async start(task: TaskState | null, input: StartRunInput): Promise<Run> {
+    if (!task || task.status === "completed" || task.status === "failed") {
+      throw new NoActiveTaskError("No active task in this root: call task.start before run.start (a run belongs to a task)");
+    }
+    const at = this.now();
+    const seq = await this.d.db.write(async (tx) => {
+      await tx.execute({
+        sql: "INSERT INTO ledger_tasks(task_id, question, constraints, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING",
+        args: [task.task_id, task.description, JSON.stringify(input.constraints), at],
+      });
+      if (input.constraints.length) {
+        // Later constraints are added, never replacing the ones recorded first.
+        const cur = await tx.execute({ sql: "SELECT constraints FROM ledger_tasks WHERE task_id = ?", args: [task.task_id] });
+        const merged = [...new Set([...json<string[]>(cur.rows[0]!.constraints, []), ...input.constraints])];
+        await tx.execute({ sql: "UPDATE ledger_tasks SET constraints = ? WHERE task_id = ?", args: [JSON.stringify(merged), task.task_id] });
+      }
+      const rs = await tx.execute({
+        sql: `INSERT INTO runs(task_id, status, owner, epoch, authorization, budget_limits, created_at, updated_at)
+              VALUES (?, 'running', ?, 1, ?, ?, ?, ?) RETURNING seq`,
+        args: [task.task_id, input.owner, JSON.stringify(input.authorization), JSON.stringify(input.budget), at, at],
+      });
+      const seq = Number(rs.rows[0]!.seq);
+      await addEvent(tx, seq, 1, "started", { owner: input.owner }, at);
+      return seq;
+    });
+    return toRun(await this.runRow(null, seq));
+  }
+
+  /** Observe: everything about a run, changing nothing. */
+  async get(runId: string) {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const run = toRun(await this.runRow(null, seq));
+    const task = await this.d.db.execute({ sql: "SELECT question, constraints FROM ledger_tasks WHERE task_id = ?", args: [run.task_id] });
+    const receipts = (await this.d.db.execute({ sql: "SELECT * FROM receipts WHERE run_seq = ? ORDER BY seq", args: [seq] })).rows.map(toReceipt);
+    const counts: Record<string, number> = { begun: 0, completed: 0, failed: 0, unknown: 0 };
+    for (const r of receipts) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    const events = (await this.d.db.execute({ sql: "SELECT * FROM run_events WHERE run_seq = ? ORDER BY seq DESC LIMIT 50", args: [seq] })).rows
+      .map((e) => ({ kind: String(e.kind), epoch: Number(e.epoch), detail: json<Record<string, unknown>>(e.detail, {}), at: String(e.at) }))
+      .reverse();
+    return {
+      run,
+      question: task.rows[0] ? String(task.rows[0].question) : null,
+      constraints: task.rows[0] ? json<string[]>(task.rows[0].constraints, []) : [],
+      budget: await this.budget(seq, run.budget_limits),
+      receipt_counts: counts,
+      unknown_receipts: receipts.filter((r) => r.status === "unknown"),
+      open_items: await this.openItems(seq),
+      events,
+    };
+  }
+
+  protected async openItems(runSeq: number): Promise<Receipt[]> {
+    const rs = await this.d.db.execute({
+      sql: `SELECT r.* FROM open_items o JOIN receipts r ON r.seq = o.receipt_seq
+            WHERE o.run_seq = ? AND r.status = 'unknown' ORDER BY r.seq`,
+      args: [runSeq],
+    });
+    return rs.rows.map(toReceipt);
+  }
+
+  /** Same-run recovery: a new owner at epoch + 1; what was begun and never settled becomes unknown. */
+  async claim(runId: string, owner: string): Promise<{ run: Run; newly_unknown: Receipt[] }> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const at = this.now();
+    const unknown = await this.d.db.write(async (tx) => {
+      const run = await this.runRow(tx, seq);
+      this.requireStatus(run, ["running", "parked"], "be claimed");
+      const epoch = Number(run.epoch) + 1;
+      await tx.execute({ sql: "UPDATE runs SET epoch = ?, owner = ?, updated_at = ? WHERE seq = ? AND epoch = ?", args: [epoch, owner, at, seq, Number(run.epoch)] });
+      const marked = await tx.execute({
+        sql: "UPDATE receipts SET status = 'unknown', unknown_at = ? WHERE run_seq = ? AND status = 'begun' RETURNING *",
+        args: [at, seq],
+      });
+      await addEvent(tx, seq, epoch, "claimed", { owner, previous_owner: String(run.owner), previous_epoch: Number(run.epoch), receipts_now_unknown: marked.rows.length }, at);
+      return marked.rows.map(toReceipt);
+    });
+    return { run: toRun(await this.runRow(null, seq)), newly_unknown: unknown };
+  }
+
+  /** Explicit continuation: a new run linked to its parent (see the module comment for what carries over). */
+  async continueRun(parentId: string, owner: string, budget: BudgetLimits | null): Promise<{ run: Run; open_items: Receipt[] }> {
+    const parentSeq = seqOf(RUN_ID, parentId, "run");
+    const at = this.now();
+    const seq = await this.d.db.write(async (tx) => {
+      const parent = await this.runRow(tx, parentSeq);
+      if (String(parent.status) === "running") {
+        throw new ConflictError(`Run ${parentId} is still running; finish, park or cancel it before continuing it in a new run (or claim it to recover the same run)`, {
+          reason: "run_status",
+          run_id: parentId,
+          status: "running",
+        });
+      }
+      const rs = await tx.execute({
+        sql: `INSERT INTO runs(task_id, parent_seq, status, owner, epoch, authorization, budget_limits, created_at, updated_at)
+              VALUES (?, ?, 'running', ?, 1, ?, ?, ?, ?) RETURNING seq`,
+        args: [String(parent.task_id), parentSeq, owner, String(parent.authorization), budget ? JSON.stringify(budget) : String(parent.budget_limits), at, at],
+      });
+      const seq = Number(rs.rows[0]!.seq);
+      // Unknown effects of the parent (and the parent's own open items) travel as open items, never as results.
+      await tx.execute({
+        sql: `INSERT INTO open_items(run_seq, receipt_seq, carried_at)
+              SELECT ?, r.seq, ? FROM receipts r
+              WHERE r.status = 'unknown' AND (r.run_seq = ? OR r.seq IN (SELECT receipt_seq FROM open_items WHERE run_seq = ?))`,
+        args: [seq, at, parentSeq, parentSeq],
+      });
+      await addEvent(tx, seq, 1, "continued", { parent_run_id: parentId, owner }, at);
+      await addEvent(tx, parentSeq, Number(parent.epoch), "continued_by", { run_id: RUN_ID.format(seq) }, at);
+      return seq;
+    });
+    return { run: toRun(await this.runRow(null, seq)), open_items: await this.openItems(seq) };
+  }
+
+  /** A fenced change of a run's lifecycle, with its cause recorded as an event. */
+  protected async lifecycle(
+    runId: string,
+    epoch: number | null,
+    allowed: RunStatus[],
+    doing: string,
+    set: { status?: RunStatus; parked_on?: string | null; outcome?: string; gaps?: string[]; ended?: boolean },
+    event: string,
+    detail: Record<string, unknown>,
+  ): Promise<Run> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const at = this.now();
+    await this.d.db.write(async (tx) => {
+      if (epoch !== null) await fence(tx, seq, epoch, at);
+      const run = await this.runRow(tx, seq);
+      this.requireStatus(run, allowed, doing);
+      await tx.execute({
+        sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, outcome = COALESCE(?, outcome), gaps = COALESCE(?, gaps),
+              ended_at = CASE WHEN ? THEN ? ELSE ended_at END, updated_at = ? WHERE seq = ?`,
+        args: [
+          set.status ?? null,
+          set.parked_on === undefined ? str(run.parked_on) : set.parked_on,
+          set.outcome ?? null,
+          set.gaps ? JSON.stringify(set.gaps) : null,
+          set.ended ? 1 : 0,
+          at,
+          at,
+          seq,
+        ],
+      });
+      await addEvent(tx, seq, Number(run.epoch), event, detail, at);
+    });
+    return toRun(await this.runRow(null, seq));
+  }
+
+  park(runId: string, epoch: number, waitingFor: string): Promise<Run> {
+    return this.lifecycle(runId, epoch, ["running"], "park", { status: "parked", parked_on: waitingFor }, "parked", { waiting_for: waitingFor });
+  }
+
+  wake(runId: string, epoch: number, reason: string): Promise<Run> {
+    return this.lifecycle(runId, epoch, ["parked"], "wake", { status: "running", parked_on: null }, "woken", { reason });
+  }
+
+  /** Stop the current request so the next adopts an adjustment. The run goes on running. */
+  yieldRequest(runId: string, epoch: number, reason: string, requestId: string | null, adjustmentId: string | null): Promise<Run> {
+    return this.lifecycle(runId, epoch, ["running"], "yield a request", {}, "yielded", { reason, request_id: requestId, adjustment_id: adjustmentId });
+  }
+
+  /** The user stops the whole run. The host may cancel without an epoch; an agent must carry its epoch. */
+  cancel(runId: string, epoch: number | null, reason: string, by: string): Promise<Run> {
+    return this.lifecycle(runId, epoch, ["running", "parked"], "be cancelled", { status: "cancelled", parked_on: null, ended: true }, "cancelled", { reason, by });
+  }
+
+  /** The end of a run: its outcome and the gaps that remain open. A normal end never closes them. */
+  finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
+    return this.lifecycle(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, ended: true }, status, { outcome, gaps });
+  }
+
+  protected async charges(runSeq: number, tx: Transaction | null = null): Promise<Charge[]> {
+    const exec = tx ?? this.d.db;
+    const rs = await exec.execute({ sql: "SELECT amounts, unknown FROM charges WHERE run_seq = ?", args: [runSeq] });
+    return rs.rows.map((r) => ({ amounts: json(r.amounts, {}), unknown: Number(r.unknown) === 1 }));
+  }
+
+  protected async budget(runSeq: number, limits: BudgetLimits, tx: Transaction | null = null): Promise<BudgetStatus> {
+    return budgetStatus(limits, await this.charges(runSeq, tx));
+  }
+
+  protected authorizeTool(run: Row, tool: string): void {
+    const auth = json<Authorization>(run.authorization, { tools: [], sources: [], scope: [] });
+    if (!auth.tools.includes(tool) && !auth.tools.includes("*")) {
+      throw new UnauthorizedError(
+        `Refused: tool ${JSON.stringify(tool)} is not in run ${RUN_ID.format(Number(run.seq))}'s authorization (${auth.tools.join(", ") || "no tools"}); ` +
+          `a run's permissions are fixed when it starts`,
+        { run_id: RUN_ID.format(Number(run.seq)), tool, allowed: auth.tools },
+      );
+    }
+  }
+}

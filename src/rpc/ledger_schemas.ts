@@ -1,0 +1,83 @@
+/** Param schemas of the run ledger methods (seed 003): runs, receipts, budgets, adjustments, artifacts, context. */
+import * as v from "valibot";
+import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
+import { LIMITS } from "../core/limits.ts";
+import { longText, params, shortText, stringList } from "./schemas.ts";
+
+const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
+const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
+const amount = v.pipe(v.number(), v.minValue(0), v.maxValue(1e15));
+const amounts = v.strictObject(Object.fromEntries(BUDGET_DIMENSIONS.map((d) => [d, v.optional(amount)])) as Record<(typeof BUDGET_DIMENSIONS)[number], v.OptionalSchema<typeof amount, undefined>>);
+const budget = v.strictObject({ ...amounts.entries, unknown_ceiling: v.optional(amounts) });
+const name = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._ -]{0,119}$/, "a name of letters, digits, dot, dash, underscore or space (1-120)"));
+const version = v.pipe(v.number(), v.integer(), v.minValue(1));
+const content = v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars));
+
+export const L = {
+  runStart: params({
+    owner: shortText(),
+    tools: v.optional(stringList()),
+    sources: v.optional(stringList()),
+    scope: v.optional(stringList()),
+    budget: v.optional(budget),
+    constraints: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
+  }),
+  runId: params({ run_id: runId }),
+  runClaim: params({ run_id: runId, owner: shortText() }),
+  runContinue: params({ parent_run_id: runId, owner: shortText(), budget: v.optional(budget) }),
+  runPark: params({ run_id: runId, epoch, waiting_for: shortText() }),
+  runWake: params({ run_id: runId, epoch, reason: v.optional(shortText()) }),
+  runYield: params({ run_id: runId, epoch, reason: shortText(), request_id: v.optional(shortText()), adjustment_id: v.optional(shortText()) }),
+  runCancel: params({ run_id: runId, epoch: v.optional(epoch), reason: shortText() }),
+  runFinish: params({
+    run_id: runId,
+    epoch,
+    outcome: longText(),
+    gaps: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
+    status: v.optional(v.picklist(["finished", "failed"])),
+  }),
+  receiptBegin: params({
+    run_id: runId,
+    epoch,
+    tool: shortText(),
+    idempotency_key: shortText(),
+    args: v.optional(v.unknown()),
+    args_digest: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a sha256 hex digest"))),
+  }),
+  receiptSettle: params({
+    run_id: runId,
+    epoch,
+    receipt_id: v.pipe(v.string(), v.regex(/^RC_\d{1,15}$/, "a receipt id looks like RC_0001")),
+    outcome: v.picklist(["completed", "failed"]),
+    result_ref: v.optional(shortText()),
+    error: v.optional(longText()),
+    evidence: v.optional(longText()),
+  }),
+  receiptList: params({ run_id: runId, status: v.optional(v.picklist(["begun", "completed", "failed", "unknown"])) }),
+  budgetCharge: params({ run_id: runId, epoch, ...amounts.entries, unknown: v.optional(v.boolean()), note: v.optional(shortText()) }),
+  adjustReceive: params({ text: longText(), run_id: v.optional(runId) }),
+  adjustHandoff: params({ adjustment_id: shortText(), run_id: runId, epoch, request_id: shortText() }),
+  adjustSatisfy: params({ adjustment_id: shortText(), artifact: name, version }),
+  adjustList: params({}),
+  artifactPut: params({
+    name,
+    kind: v.picklist(["draft", "increment", "full"]),
+    content,
+    supersedes: v.optional(v.pipe(v.array(version), v.maxLength(1000))),
+    run_id: v.optional(runId),
+    epoch: v.optional(epoch),
+    note: v.optional(shortText(0)),
+    attachments: v.optional(
+      v.pipe(v.array(v.strictObject({ name, content: v.optional(content), error: v.optional(shortText()) })), v.maxLength(LIMITS.list_items)),
+    ),
+  }),
+  artifactGet: params({ name, version: v.optional(version), attachment: v.optional(name) }),
+  artifactList: params({ name: v.optional(name) }),
+  artifactMark: params({ name, version, mark: v.picklist(["preview", "saved", "exported", "opened"]), ok: v.optional(v.boolean()), detail: v.optional(shortText(0)) }),
+  contextPut: params({ label: shortText(), content, source: v.optional(shortText()), run_id: v.optional(runId), epoch: v.optional(epoch) }),
+  contextRead: params({
+    ref: v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001")),
+    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    length: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(LIMITS.context_read_bytes))),
+  }),
+};

@@ -1,0 +1,179 @@
+/** run.*, receipt.* and budget.*: the run ledger of seed 003 over the protocol. */
+import { NoActiveTaskError } from "../../core/errors.ts";
+import type { Root } from "../../root.ts";
+import { sha256Hex } from "../../store/blobs.ts";
+import { L } from "../ledger_schemas.ts";
+import { callerName, method } from "../method.ts";
+import { invalidParams } from "../errors.ts";
+
+/** JSON with object keys sorted, so equal arguments always give the same digest. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The task the call is about: the root's current task (finished ones included, for reading). */
+export async function currentTaskId(root: Root): Promise<string> {
+  const task = await root.state.load();
+  if (!task) throw new NoActiveTaskError("No task in this root: call task.start first (runs, artifacts and adjustments belong to a task)");
+  return task.task_id;
+}
+
+export const runMethods = [
+  method({
+    name: "run.start",
+    side: "agent",
+    summary: "Start a run of the current task: owner, authorization snapshot (tools, sources, scope), budget limits; epoch 1",
+    params: L.runStart,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({
+      run: await root.runs.start(await root.state.load(), {
+        owner: p.owner,
+        authorization: { tools: p.tools ?? [], sources: p.sources ?? [], scope: p.scope ?? [] },
+        budget: p.budget ?? {},
+        constraints: p.constraints ?? [],
+      }),
+    }),
+  }),
+  method({
+    name: "run.get",
+    side: "agent",
+    summary: "Observe a run (reconnect): status, owner, epoch, question, budget, unknown receipts, open items, events; changes nothing",
+    params: L.runId,
+    lane: "read",
+    readOnly: true,
+    handler: ({ root }, p) => root.runs.get(p.run_id),
+  }),
+  method({
+    name: "run.claim",
+    side: "agent",
+    summary: "Same-run recovery: take ownership at a new epoch; begun-but-unsettled receipts become unknown",
+    params: L.runClaim,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }, p) => root.runs.claim(p.run_id, p.owner),
+  }),
+  method({
+    name: "run.continue",
+    side: "agent",
+    summary: "Explicit continuation: a new run linked to its parent, same permissions, own budget, parent's unknowns as open items",
+    params: L.runContinue,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }, p) => root.runs.continueRun(p.parent_run_id, p.owner, p.budget ?? null),
+  }),
+  method({
+    name: "run.park",
+    side: "agent",
+    summary: "Park a running run with what it waits for (nothing wakes it automatically)",
+    params: L.runPark,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ run: await root.runs.park(p.run_id, p.epoch, p.waiting_for) }),
+  }),
+  method({
+    name: "run.wake",
+    side: "agent",
+    summary: "Wake a parked run; identity, receipts and budget are kept",
+    params: L.runWake,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ run: await root.runs.wake(p.run_id, p.epoch, p.reason ?? "woken") }),
+  }),
+  method({
+    name: "run.yield",
+    side: "agent",
+    summary: "Stop the current request so the next one adopts an adjustment; recorded as a yield, the run keeps running",
+    params: L.runYield,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ run: await root.runs.yieldRequest(p.run_id, p.epoch, p.reason, p.request_id ?? null, p.adjustment_id ?? null) }),
+  }),
+  method({
+    name: "run.cancel",
+    side: "agent",
+    summary: "The user stops the whole run (recorded as a cancel, distinct from a yield); the host may omit the epoch",
+    params: L.runCancel,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => {
+      if (p.epoch === undefined && caller.side !== "host") {
+        throw invalidParams("Invalid params for run.cancel: an agent must carry its epoch (only the host may cancel without one)", { field: "epoch" });
+      }
+      return { run: await root.runs.cancel(p.run_id, p.epoch ?? null, p.reason, callerName(caller)) };
+    },
+  }),
+  method({
+    name: "run.finish",
+    side: "agent",
+    summary: "End a run with its outcome and the gaps still open (a normal end never claims the gaps are closed)",
+    params: L.runFinish,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ run: await root.runs.finish(p.run_id, p.epoch, p.outcome, p.gaps ?? [], p.status ?? "finished") }),
+  }),
+  method({
+    name: "receipt.begin",
+    side: "agent",
+    summary: "Record a tool effect before it runs (durable on return); a key that completed returns its result with replayed: true",
+    params: L.receiptBegin,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      if ((p.args === undefined) === (p.args_digest === undefined)) {
+        throw invalidParams("Invalid params for receipt.begin: give exactly one of args (hashed here) or args_digest (sha256 hex)", { field: "args" });
+      }
+      const digest = p.args_digest ?? sha256Hex(canonicalJson(p.args));
+      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, idempotency_key: p.idempotency_key, args_digest: digest });
+    },
+  }),
+  method({
+    name: "receipt.settle",
+    side: "agent",
+    summary: "Settle an effect: completed (result_ref) or failed (error); an unknown one only with evidence",
+    params: L.receiptSettle,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      if (p.outcome === "completed" && !p.result_ref) {
+        throw invalidParams("Invalid params for receipt.settle: a completed effect needs result_ref (where its result is)", { field: "result_ref" });
+      }
+      return { receipt: await root.runs.settle(p) };
+    },
+  }),
+  method({
+    name: "receipt.list",
+    side: "agent",
+    summary: "A run's receipts, optionally by status (unknown ones stay listed until reconciled)",
+    params: L.receiptList,
+    lane: "read",
+    readOnly: true,
+    handler: async ({ root }, p) => ({ receipts: await root.runs.list(p.run_id, p.status) }),
+  }),
+  method({
+    name: "budget.charge",
+    side: "agent",
+    summary: "Record spending (requests, tokens, tool calls, cost); unknown: true counts it as unknown, never zero",
+    params: L.budgetCharge,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      const { run_id, epoch, unknown, note, root: _r, ...amounts } = p;
+      return { budget: await root.runs.charge(run_id, epoch, amounts, unknown ?? false, note ?? "") };
+    },
+  }),
+  method({
+    name: "budget.status",
+    side: "agent",
+    summary: "A run's limits, known spend, unknown charges, effective spend, remaining and whether it is exhausted",
+    params: L.runId,
+    lane: "read",
+    readOnly: true,
+    handler: async ({ root }, p) => ({ budget: await root.runs.budgetOf(p.run_id) }),
+  }),
+];
