@@ -33,6 +33,10 @@ export async function runHttp(o: HttpCommandOptions): Promise<number> {
   const roots = new RootRegistry({ defaultRoot: root, allow: [root, ...o.allowRoots] });
   await roots.get(); // lays out the default root (its .longrun/ holds the token file)
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
+  const stopped = new Promise<void>((resolve) => {
+    process.on("SIGTERM", resolve);
+    process.on("SIGINT", resolve);
+  });
   const { tokens, fromEnv } = tokensFrom(process.env);
   // The served Host values depend on the port actually bound, so the app is made once it is known.
   let fetch: (req: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
@@ -47,10 +51,7 @@ export async function runHttp(o: HttpCommandOptions): Promise<number> {
   process.stdout.write(JSON.stringify({ url, token_file: tokenFile }) + "\n");
   process.stderr.write(`longrun: HTTP API on ${url} (root ${root}); tokens in ${tokenFile}\n`);
 
-  await new Promise<void>((resolve) => {
-    process.on("SIGTERM", resolve);
-    process.on("SIGINT", resolve);
-  });
+  await stopped;
   await listener.stop();
   await dispatcher.drained();
   await roots.closeAll();
