@@ -58,7 +58,11 @@ export class Server {
   }
 
   answer(id: unknown, deadlineMs = 15_000): Promise<Record<string, unknown>> {
-    return until(() => this.answers.find((a) => a.id === id), `an answer with id ${JSON.stringify(id)} (stderr: ${this.stderr})`, deadlineMs);
+    return until(() => {
+      const a = this.answers.find((x) => x.id === id);
+      if (!a && (this.child.exitCode !== null || this.child.signalCode !== null)) throw new Error(`the server exited before answering ${JSON.stringify(id)}`);
+      return a;
+    }, `an answer with id ${JSON.stringify(id)} (stderr: ${this.stderr})`, deadlineMs);
   }
 
   async result(method: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {

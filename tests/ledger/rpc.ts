@@ -1,0 +1,40 @@
+/** An in-process dispatcher on a real root, for ledger behaviour tests: the protocol's validation included. */
+import { Dispatcher } from "../../src/rpc/dispatcher.ts";
+import type { Side } from "../../src/rpc/method.ts";
+import { allMethods } from "../../src/rpc/methods/index.ts";
+import { RootRegistry } from "../../src/roots.ts";
+import { removeDir, tempDir } from "../helpers.ts";
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data: Record<string, any>;
+}
+
+export class RpcFixture {
+  readonly dir = tempDir();
+  readonly roots = new RootRegistry({ defaultRoot: this.dir, rootOptions: { searchInWorker: false } });
+  readonly d = new Dispatcher({ methods: allMethods(), roots: this.roots });
+  #id = 1;
+
+  async call(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<{ result?: any; error?: RpcError }> {
+    return (await this.d.handleMessage({ jsonrpc: "2.0", id: this.#id++, method, params }, { side, via: "test" })) as { result?: any; error?: RpcError };
+  }
+
+  async ok(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<any> {
+    const a = await this.call(method, params, side);
+    if (a.error) throw new Error(`${method} failed: ${JSON.stringify(a.error)}`);
+    return a.result;
+  }
+
+  async fail(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<RpcError> {
+    const a = await this.call(method, params, side);
+    if (!a.error) throw new Error(`${method} unexpectedly succeeded: ${JSON.stringify(a.result)}`);
+    return a.error;
+  }
+
+  async close(): Promise<void> {
+    await this.roots.closeAll();
+    removeDir(this.dir);
+  }
+}
