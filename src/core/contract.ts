@@ -29,7 +29,7 @@ import type {
   StateTx,
 } from "./ports.ts";
 import { assertTransition, isTerminal, type TaskStatus, TRANSITIONS } from "./status.ts";
-import { cloneState, type Lease, pushBounded, STATE_FORMAT, type TaskState } from "./task.ts";
+import { cloneState, type Lease, newTaskState, pushBounded, type TaskState } from "./task.ts";
 
 export interface ContractDeps {
   state: StateStore;
@@ -141,25 +141,17 @@ export class TaskContract {
       this.#refuseActive(existing);
       const now = this.#now();
       const at = now.toISOString();
-      const state: TaskState = {
-        format: STATE_FORMAT,
-        task_id: this.#d.ids.taskId(now),
-        description,
-        keywords: terms,
-        status: "pending",
-        access_mode: "read_only",
-        turn_index: 1,
-        write_lease_turn: null,
-        lease: null,
-        phase: "",
-        next_step: "",
-        created_at: at,
-        updated_at: at,
-        version: 0,
-        last_checkpoint: null,
-        history: [{ at, from: null, to: "pending", reason: "task created", turn: 1 }],
-        lease_log: [],
-      };
+      const state = newTaskState(
+        {
+          task_id: this.#d.ids.taskId(now),
+          description,
+          keywords: terms,
+          status: "pending",
+          turn_index: 1,
+          history: [{ at, from: null, to: "pending", reason: "task created", turn: 1 }],
+        },
+        at,
+      );
       this.#setStatus(state, "in_progress", "start_task", now);
       await this.#commit(tx, existing, state, now);
       return { task: state, memories: found.hits };
@@ -429,25 +421,22 @@ export class TaskContract {
       const now = this.#now();
       const at = now.toISOString();
       const turn = Math.max(machine.turn_index, live?.task_id === machine.task_id ? live.turn_index : 0) + 1;
-      const next: TaskState = {
-        format: STATE_FORMAT,
-        task_id: machine.task_id,
-        description: machine.description,
-        keywords: machine.keywords,
-        status: machine.status,
-        access_mode: "read_only",
-        turn_index: turn,
-        write_lease_turn: null,
-        lease: null,
-        phase: machine.phase,
-        next_step: machine.next_step,
-        created_at: machine.created_at || at,
-        updated_at: at,
-        version: 0,
-        last_checkpoint: { checkpoint_id: machine.checkpoint_id, memory_id: record.id, at: machine.saved_at },
-        history: [{ at, from: null, to: machine.status, reason: `recovered from memory ${record.id}`, turn }],
-        lease_log: [{ at, event: "revoked", turn, reason: "recover" }],
-      };
+      const next = newTaskState(
+        {
+          task_id: machine.task_id,
+          description: machine.description,
+          keywords: machine.keywords,
+          status: machine.status,
+          turn_index: turn,
+          phase: machine.phase,
+          next_step: machine.next_step,
+          created_at: machine.created_at || at,
+          last_checkpoint: { checkpoint_id: machine.checkpoint_id, memory_id: record.id, at: machine.saved_at },
+          history: [{ at, from: null, to: machine.status, reason: `recovered from memory ${record.id}`, turn }],
+          lease_log: [{ at, event: "revoked", turn, reason: "recover" }],
+        },
+        at,
+      );
       if (next.status === "paused") this.#setStatus(next, "in_progress", "recover", now);
       next.version = Math.max(live?.version ?? 0, machine.version) + 1;
       await tx.save(next, live ? live.version : null);

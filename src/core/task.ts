@@ -76,6 +76,28 @@ export function pushBounded<T>(list: T[], item: T, limit = LOG_LIMIT): T[] {
   return next.length > limit ? next.slice(next.length - limit) : next;
 }
 
+/** A read-only task with no lease, no checkpoint and empty logs; `fields` fill in the rest. */
+export function newTaskState(
+  fields: Pick<TaskState, "task_id" | "description" | "keywords" | "status" | "turn_index"> & Partial<TaskState>,
+  at: string,
+): TaskState {
+  return {
+    format: STATE_FORMAT,
+    access_mode: "read_only",
+    write_lease_turn: null,
+    lease: null,
+    phase: "",
+    next_step: "",
+    created_at: at,
+    updated_at: at,
+    version: 0,
+    last_checkpoint: null,
+    history: [],
+    lease_log: [],
+    ...fields,
+  };
+}
+
 /** A deep copy, so a failed operation never leaves a half-changed state behind. */
 export function cloneState(state: TaskState): TaskState {
   return structuredClone(state);

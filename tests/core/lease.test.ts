@@ -1,31 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { checkGate, consumeUse, grantLease, revokeLease } from "../../src/core/lease.ts";
-import { STATE_FORMAT, type TaskState } from "../../src/core/task.ts";
+import { newTaskState, type TaskState } from "../../src/core/task.ts";
 
 const T0 = new Date("2026-11-29T10:00:00Z");
 
 function task(over: Partial<TaskState> = {}): TaskState {
-  return {
-    format: STATE_FORMAT,
-    task_id: "T_1",
-    description: "d",
-    keywords: [],
-    status: "in_progress",
-    access_mode: "read_only",
-    turn_index: 1,
-    write_lease_turn: null,
-    lease: null,
-    phase: "",
-    next_step: "",
-    created_at: T0.toISOString(),
-    updated_at: T0.toISOString(),
-    version: 1,
-    last_checkpoint: null,
-    history: [],
-    lease_log: [],
-    ...over,
-  };
+  return newTaskState({ task_id: "T_1", description: "d", keywords: [], status: "in_progress", turn_index: 1, version: 1, ...over }, T0.toISOString());
 }
 
 function refusal(state: TaskState, action = "write x", now = T0) {
