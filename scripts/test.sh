@@ -32,6 +32,8 @@ step "type-check (tsc --noEmit, strict)" "$BIN/tsc" -p .
 step "build dist/longrun (compile.sh)" bash compile.sh
 step "tests on Bun" "$BIN/bun" test --timeout 60000 tests/
 step "tests on Deno" "$BIN/deno" test -A --no-check tests/
+step "Python client (unittest, against dist/longrun)" python3 -m unittest discover -s clients/python
+step "demo (dist/longrun demo)" ./dist/longrun demo
 
 echo
 echo "== summary"

@@ -15,6 +15,8 @@ export interface RootRegistryOptions {
 
 export class RootRegistry {
   readonly #open = new Map<string, Promise<Root>>();
+  /** Names already resolved and checked (the hot path asks the same name again and again). */
+  readonly #resolved = new Map<string | undefined, string>();
   readonly #defaultRoot: string | null;
   readonly #allow: string[] | null;
   readonly #rootOptions: RootOptions;
@@ -43,12 +45,20 @@ export class RootRegistry {
   }
 
   get(named?: string): Promise<Root> {
-    const real = this.resolve(named);
+    let real = this.#resolved.get(named);
+    if (real === undefined) {
+      real = this.resolve(named);
+      this.#resolved.set(named, real);
+    }
     let root = this.#open.get(real);
     if (!root) {
       root = Root.open(real, this.#rootOptions);
       this.#open.set(real, root);
-      root.catch(() => this.#open.delete(real));
+      const key = real;
+      root.catch(() => {
+        this.#open.delete(key);
+        this.#resolved.delete(named);
+      });
     }
     return root;
   }
@@ -56,6 +66,7 @@ export class RootRegistry {
   async closeAll(): Promise<void> {
     const all = [...this.#open.values()];
     this.#open.clear();
+    this.#resolved.clear();
     for (const r of all) {
       try {
         await (await r).close();

@@ -29,7 +29,13 @@ export async function runHttp(o: HttpCommandOptions): Promise<number> {
     process.stderr.write(`longrun: refusing to listen on ${o.host}: it is not loopback; add --expose if you really mean it (tokens stay required)\n`);
     return 2;
   }
-  const root = resolveRoot(o.root ?? process.cwd());
+  let root: string;
+  try {
+    root = resolveRoot(o.root ?? process.cwd());
+  } catch (e) {
+    process.stderr.write(`longrun: ${(e as Error).message}\n`);
+    return 2;
+  }
   const roots = new RootRegistry({ defaultRoot: root, allow: [root, ...o.allowRoots] });
   await roots.get(); // lays out the default root (its .longrun/ holds the token file)
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });

@@ -414,7 +414,12 @@ export class TaskContract {
       }
       const found = await this.#newestMachineState();
       if (!found) {
-        throw new NotFoundError("checkpoint", "", ": memory holds no checkpoint with a machine line, so there is nothing to recover from");
+        throw new NotFoundError(
+          "checkpoint",
+          "",
+          "",
+          "Nothing to recover: this root's memory holds no checkpoint with a machine line; start a task with task.start",
+        );
       }
       const { record, machine } = found;
       const quarantined = corrupt ? await tx.quarantine() : null;

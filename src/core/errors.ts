@@ -142,8 +142,8 @@ export class ConflictError extends LongrunError {
 }
 
 export class NotFoundError extends LongrunError {
-  constructor(readonly what: string, readonly id: string, hint = "") {
-    super("not_found", `Not found: no ${what} ${JSON.stringify(id)} in this root${hint}`, { what, id });
+  constructor(readonly what: string, readonly id: string, hint = "", message?: string) {
+    super("not_found", message ?? `Not found: no ${what} ${JSON.stringify(id)} in this root${hint}`, { what, id });
   }
 }
 

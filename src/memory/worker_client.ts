@@ -34,7 +34,7 @@ export class MemorySearchError extends Error {
 
 export class WorkerSearcher implements Searcher {
   readonly #url: string;
-  readonly #worker: RefWorker;
+  #worker: RefWorker | null = null;
   readonly #pending = new Map<number, Pending>();
   readonly #testBlockMs: number;
   #next = 1;
@@ -44,20 +44,27 @@ export class WorkerSearcher implements Searcher {
   constructor(url: string, options: { testOnlyBlockMs?: number } = {}) {
     this.#url = url;
     this.#testBlockMs = options.testOnlyBlockMs ?? 0;
-    this.#worker = new Worker(workerUrl(), { type: "module" }) as RefWorker;
-    this.#worker.unref?.();
-    this.#worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#settle(e.data);
-    this.#worker.onerror = (e: ErrorEvent) => {
+  }
+
+  /** The Worker starts with the first search, so processes that never search never pay for it. */
+  #started(): RefWorker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(workerUrl(), { type: "module" }) as RefWorker;
+    worker.unref?.();
+    worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#settle(e.data);
+    worker.onerror = (e: ErrorEvent) => {
       e.preventDefault?.();
       this.#failAll(new MemorySearchError(`Memory worker failed: ${e.message}`));
     };
+    this.#worker = worker;
+    return worker;
   }
 
   #settle(reply: WorkerReply): void {
     const p = this.#pending.get(reply.id);
     if (!p) return;
     this.#pending.delete(reply.id);
-    if (this.#pending.size === 0) this.#worker.unref?.();
+    if (this.#pending.size === 0) this.#worker?.unref?.();
     if (reply.ok) p.resolve(reply.page);
     else p.reject(new MemorySearchError(`Memory search failed: ${reply.error.message}`));
   }
@@ -68,9 +75,10 @@ export class WorkerSearcher implements Searcher {
   }
 
   #post(req: WorkerRequest, p: Pending): void {
+    const worker = this.#started();
     this.#pending.set(req.id, p);
-    this.#worker.ref?.();
-    this.#worker.postMessage(req);
+    worker.ref?.();
+    worker.postMessage(req);
   }
 
   search(query: string | readonly string[], options: SearchOptions = {}): Promise<SearchPage> {
@@ -94,6 +102,7 @@ export class WorkerSearcher implements Searcher {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (!this.#worker) return;
     const id = this.#next++;
     const done = new Promise<unknown>((resolve, reject) => this.#post({ id, op: "close" }, { resolve, reject }));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -101,6 +110,7 @@ export class WorkerSearcher implements Searcher {
     await Promise.race([done.catch(() => {}), timeout]);
     clearTimeout(timer);
     this.#worker.terminate();
+    this.#worker = null;
     this.#failAll(new MemorySearchError("Memory search closed"));
   }
 }

@@ -36,8 +36,13 @@ export class LineFramer {
         this.#append(chunk.subarray(start));
         return out;
       }
-      this.#append(chunk.subarray(start, nl));
-      this.#finishLine(out);
+      if (this.#size === 0 && this.#discarding === null) {
+        // The common case: a whole line inside one chunk, decoded in place without copying.
+        this.#emit(chunk.subarray(start, nl), out);
+      } else {
+        this.#append(chunk.subarray(start, nl));
+        this.#finishLine(out);
+      }
       start = nl + 1;
     }
   }
@@ -72,9 +77,14 @@ export class LineFramer {
       this.#discarding = null;
       return;
     }
-    let line = concat(this.#parts, this.#size);
+    const line = concat(this.#parts, this.#size);
     this.#parts = [];
     this.#size = 0;
+    this.#emit(line, out);
+  }
+
+  #emit(raw: Uint8Array, out: Frame[]): void {
+    let line = raw;
     if (line.length && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
     if (line.length > this.#limit) {
       out.push({ kind: "too_long", bytes: line.length, limit: this.#limit });

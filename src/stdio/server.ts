@@ -41,20 +41,22 @@ export async function serveStdio(options: StdioServerOptions): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   let lastWrite: Promise<void> = Promise.resolve();
 
+  // Writes go out at once (the stream keeps their order); the last one's callback tells when all are flushed.
   const send = (text: string) => {
-    lastWrite = lastWrite.then(
-      () => new Promise<void>((resolve) => output.write(text + "\n", () => resolve())),
-    );
+    lastWrite = new Promise<void>((resolve) => output.write(text + "\n", () => resolve()));
   };
 
   const handle = (line: string) => {
-    const p = dispatcher
-      .handleText(line, caller)
-      .then((answer) => {
+    const p: Promise<void> = dispatcher.handleText(line, caller).then(
+      (answer) => {
+        inFlight.delete(p);
         if (answer !== null) send(answer);
-      })
-      .catch((e) => log(`longrun: unexpected dispatcher failure: ${(e as Error).stack ?? e}`))
-      .finally(() => inFlight.delete(p));
+      },
+      (e) => {
+        inFlight.delete(p);
+        log(`longrun: unexpected dispatcher failure: ${(e as Error).stack ?? e}`);
+      },
+    );
     inFlight.add(p);
   };
 

@@ -3,7 +3,7 @@
  * root-wide lock (`<root>/.longrun/lock`, flock) so that two processes on one root never lose an
  * update. Reads take no lock: a rename is atomic, so a reader sees the old file or the new one.
  */
-import { readFileSync, renameSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync } from "node:fs";
 import { ConflictError } from "../core/errors.ts";
 import type { Clock, CrashPoint, StateStore, StateTx } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
@@ -29,6 +29,13 @@ export class FileStateStore implements StateStore {
   readonly #lockTimeoutMs: number;
   /** In-process queue: flock is per open file, so this process must not race itself for it. */
   #queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The last state read, keyed by the file's identity (inode, size, mtime and ctime, sub-ms). Every
+   * write is a rename of a new file, so any change of content changes the key; a hit costs one
+   * stat instead of a read, a parse and a decode. The cached state is deeply frozen: callers
+   * copy before they change anything (cloneState), and a slip would throw, not corrupt.
+   */
+  #cache: { key: string; state: TaskState } | null = null;
 
   constructor(options: FileStateStoreOptions) {
     this.path = options.path;
@@ -43,14 +50,31 @@ export class FileStateStore implements StateStore {
   }
 
   #read(): { state: TaskState; version: number } | null {
-    let text: string;
+    let key: string;
     try {
-      text = readFileSync(this.path, "utf8");
+      key = identity(statSync(this.path));
     } catch (e) {
       if ((e as { code?: string }).code === "ENOENT") return null;
       throw e;
     }
+    if (this.#cache?.key === key) return { state: this.#cache.state, version: this.#cache.state.version };
+    let fd: number;
+    try {
+      fd = openSync(this.path, "r");
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return null;
+      throw e;
+    }
+    let text: string;
+    try {
+      key = identity(fstatSync(fd));
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
     const { state } = decodeState(text, this.path, this.#clock.now());
+    deepFreeze(state);
+    this.#cache = { key, state };
     return { state, version: state.version };
   }
 
@@ -122,4 +146,16 @@ export class FileStateStore implements StateStore {
     fsyncDir(dirname(this.path));
     return aside;
   }
+}
+
+function identity(st: { ino: number; size: number; mtimeMs: number; ctimeMs: number }): string {
+  return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
 }

@@ -67,6 +67,12 @@ describe("the executable", () => {
       const bad = await run([BINARY, "status", "--root", "relative"]);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /not an absolute path/);
+      for (const cmd of ["serve", "mcp", "http"]) {
+        const r = await run([BINARY, cmd, "--root", "/nonexistent/longrun-root"]);
+        assert.equal(r.code, 2, `${cmd} refuses a bad --root at start`);
+        assert.match(r.stderr, /does not exist/);
+        assert.equal(r.stdout, "");
+      }
     } finally {
       removeDir(dir);
     }

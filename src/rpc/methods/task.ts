@@ -140,7 +140,8 @@ export const taskMethods = [
     summary: "Gate check for an action: ok, or write_gate_violation (read_only, stale_lease, out_of_scope, …)",
     params: S.writesRequire,
     lane: "state",
-    readOnly: true,
+    // Not read-only: a stale lease is revoked, and a lease with max_uses records each use.
+    readOnly: false,
     handler: async ({ root }, p) => ({ ok: true, ...(await root.contract.requireWritable(p.action)) }),
   }),
 ];

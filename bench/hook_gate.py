@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): process time of the Claude Code PreToolUse gate, start to exit.
+
+Runs `dist/longrun hook claude PreToolUse` with a real Write payload against a real root (one
+with a granted lease: the allow path; one without a task: the deny path), alternating with a
+reference: a compiled Bun hello-world (`dist/bench-hello`, the floor of any Bun executable's
+start), so machine noise hits both. Prints medians, p90 and the ratio to the reference.
+
+Target (issue 4): median under 15 ms for the gate.
+
+Usage: python3 bench/hook_gate.py [runs]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(REPO, "dist", "longrun")
+BUN = os.path.join(REPO, "node_modules", ".bin", "bun")
+HELLO = os.path.join(REPO, "dist", "bench-hello")
+
+
+def build_reference():
+    src = os.path.join(tempfile.mkdtemp(), "hello.ts")
+    with open(src, "w") as f:
+        f.write('process.stdout.write("{}\\n");\n')
+    subprocess.run([BUN, "build", "--compile", src, "--outfile", HELLO], check=True, capture_output=True)
+
+
+def timed(argv, stdin):
+    t0 = time.perf_counter_ns()
+    p = subprocess.run(argv, input=stdin, capture_output=True)
+    dt = (time.perf_counter_ns() - t0) / 1e6
+    if p.returncode != 0:
+        raise SystemExit(f"{argv} exited {p.returncode}: {p.stderr.decode()}")
+    return dt, p.stdout
+
+
+def main():
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    if not os.path.exists(BIN):
+        raise SystemExit("dist/longrun is missing: run ./compile.sh first")
+    build_reference()
+    granted = tempfile.mkdtemp(prefix="longrun-bench-")
+    empty = tempfile.mkdtemp(prefix="longrun-bench-")
+    prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "bench\n/approve benchmark"}).encode()
+    subprocess.run([BIN, "hook", "claude", "UserPromptSubmit", "--root", granted], input=prompt, check=True, capture_output=True)
+
+    def payload(root):
+        return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": os.path.join(root, "a.txt"), "content": "x"}}).encode()
+
+    cases = {
+        "gate, allow (lease granted)": ([BIN, "hook", "claude", "PreToolUse", "--root", granted], payload(granted), "allow"),
+        "gate, deny (no task)": ([BIN, "hook", "claude", "PreToolUse", "--root", empty], payload(empty), "deny"),
+        "reference: compiled Bun hello-world": ([HELLO], b"", None),
+    }
+    samples = {k: [] for k in cases}
+    for _ in range(5):  # warm the page cache
+        for argv, stdin, _d in cases.values():
+            timed(argv, stdin)
+    for _ in range(runs):
+        for name, (argv, stdin, decision) in cases.items():
+            dt, out = timed(argv, stdin)
+            if decision and json.loads(out)["hookSpecificOutput"]["permissionDecision"] != decision:
+                raise SystemExit(f"{name}: unexpected answer {out!r}")
+            samples[name].append(dt)
+    ref = statistics.median(samples["reference: compiled Bun hello-world"])
+    print(f"PreToolUse gate, process start to exit, {runs} runs each, interleaved ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores)\n")
+    print("| case | median ms | p90 ms | median / reference |")
+    print("|---|---:|---:|---:|")
+    for name, xs in samples.items():
+        xs.sort()
+        p90 = xs[int(len(xs) * 0.9) - 1]
+        print(f"| {name} | {statistics.median(xs):.1f} | {p90:.1f} | {statistics.median(xs) / ref:.2f}x |")
+    worst = max(statistics.median(samples[k]) for k in cases if k.startswith("gate"))
+    print(f"\ntarget: median under 15 ms -> {'met' if worst < 15 else 'NOT met'} ({worst:.1f} ms)")
+
+
+if __name__ == "__main__":
+    main()
