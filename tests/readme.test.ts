@@ -1,0 +1,43 @@
+/** The README tells the truth about the protocol: every method, its side, and the limits. */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { ERROR_CODES } from "../src/core/errors.ts";
+import { LIMITS } from "../src/core/limits.ts";
+import { allMethods } from "../src/rpc/methods/index.ts";
+import { REPO } from "./helpers.ts";
+
+const readme = readFileSync(join(REPO, "README.md"), "utf8");
+const rows = readme.split("\n").filter((l) => l.startsWith("| `"));
+
+describe("README", () => {
+  test("starts with the two commands", () => {
+    const block = readme.split("```")[1]!;
+    assert.match(block, /npm run demo/);
+    assert.match(block, /npm test/);
+    assert.match(readFileSync(join(REPO, ".ci", "run"), "utf8"), /npm test/);
+  });
+
+  for (const m of allMethods()) {
+    test(`the protocol table lists ${m.name} on the ${m.side} side`, () => {
+      const row = rows.find((r) => r.split("|")[1]!.includes(`\`${m.name}\``));
+      assert.ok(row, `${m.name} is missing from the README's protocol table`);
+      const side = row.split("|")[2]!.trim();
+      assert.ok(side.startsWith(m.side), `${m.name}: README says ${side}, code says ${m.side}`);
+    });
+  }
+
+  test("the error table lists every kind with its code", () => {
+    for (const [kind, code] of Object.entries(ERROR_CODES)) {
+      assert.ok(readme.includes(`| ${code} | \`${kind}\``), `${code} ${kind}`);
+    }
+  });
+
+  test("the limits table states the numbers the code enforces", () => {
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    for (const key of ["line_bytes", "body_bytes", "batch_size", "json_depth", "short_text_chars", "text_chars", "memory_content_chars", "list_items", "memories_per_root", "search_limit", "context_read_bytes"] as const) {
+      assert.ok(readme.includes(fmt(LIMITS[key])), `${key} = ${fmt(LIMITS[key])} is not in the README`);
+    }
+  });
+});
