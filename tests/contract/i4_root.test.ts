@@ -31,9 +31,13 @@ describe("I4: one root binds state and memory", () => {
     const [a, b] = [await Root.open(da), await Root.open(db)];
     try {
       const ta = await a.contract.startTask("project alpha supplier work");
+      await a.contract.enableWrites({ reason: "x", granted_by: "host" });
       await a.contract.checkpoint({ summary: "alpha progress", next_step: "alpha next" });
-      await a.contract.enableWrites({ reason: "x", granted_by: "host" }).catch(() => {});
+      await a.contract.resume();
+      await a.contract.enableWrites({ reason: "granted in A", granted_by: "host" });
       const tb = await b.contract.startTask("project alpha supplier work");
+      await assert.rejects(b.contract.requireWritable("edit x"), { kind: "write_gate_violation" }, "a grant in A does not write in B");
+      await a.contract.requireWritable("edit x");
       assert.deepEqual(tb.memories, [], "B's search must not see A's memory");
       assert.notEqual(ta.task.task_id, tb.task.task_id);
       const rb = await b.contract.resume();

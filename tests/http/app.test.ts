@@ -115,6 +115,23 @@ describe("HTTP API in-process (Hono app.request)", () => {
     assert.equal(v1.headers.get("content-type"), "application/problem+json");
   });
 
+  test("a sibling with the root's name as a prefix, and a symlink out of the root, are refused", async () => {
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    const sibling = `${dir}-evil`;
+    mkdirSync(sibling);
+    const link = `${dir}/escape`;
+    symlinkSync(outside, link);
+    try {
+      for (const root of [sibling, link, `${dir}/../${outside.split("/").pop()}`]) {
+        const r = (await (await rpc("task.status", { root })).json()) as { error?: { code: number; data: { field: string } } };
+        assert.equal(r.error?.code, -32602, root);
+        assert.equal(r.error?.data.field, "root");
+      }
+    } finally {
+      removeDir(sibling);
+    }
+  });
+
   test("GET /v1/status shows the task and its grants", async () => {
     const r = await app.request("/v1/status", { headers: { host: HOST, authorization: `Bearer ${tokens.agent}` } });
     assert.equal(r.status, 200);

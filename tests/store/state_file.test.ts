@@ -100,6 +100,17 @@ describe("two processes on one root", () => {
     assert.equal(t.version, 1 + 2 * n);
   });
 
+  test("concurrent memory writers never see SQLITE_BUSY: every save lands", async () => {
+    const n = 40;
+    const runs = await Promise.all(["a", "b"].map((tag) => run(scriptArgv(CLI, [fx.dir, "save_memories", JSON.stringify({ n, tag })]))));
+    for (const r of runs) {
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout.trim()).result, n, r.stdout);
+    }
+    const count = Number((await fx.root.db.execute("SELECT COUNT(*) AS n FROM memories")).rows[0]!.n);
+    assert.equal(count, 2 * n);
+  });
+
   test("the loser of a compare-and-swap gets ConflictError and writes nothing", async () => {
     await fx.root.contract.startTask("t");
     const go = join(fx.dir, "go");
