@@ -8,7 +8,8 @@ import { tokenFilePath, tokensFrom, writeTokenFile } from "../http/tokens.ts";
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../roots.ts";
-import { rootPaths, resolveRoot } from "../root.ts";
+import { rootPaths } from "../root.ts";
+import { rootAtStart } from "./root_arg.ts";
 import { serveHttp } from "../runtime/index.ts";
 
 /** Leases granted over HTTP without a ttl_seconds end after this long (or with the turn, if sooner). */
@@ -29,13 +30,8 @@ export async function runHttp(o: HttpCommandOptions): Promise<number> {
     process.stderr.write(`longrun: refusing to listen on ${o.host}: it is not loopback; add --expose if you really mean it (tokens stay required)\n`);
     return 2;
   }
-  let root: string;
-  try {
-    root = resolveRoot(o.root ?? process.cwd());
-  } catch (e) {
-    process.stderr.write(`longrun: ${(e as Error).message}\n`);
-    return 2;
-  }
+  const root = rootAtStart(o.root);
+  if (root === null) return 2;
   const roots = new RootRegistry({ defaultRoot: root, allow: [root, ...o.allowRoots] });
   await roots.get(); // lays out the default root (its .longrun/ holds the token file)
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });

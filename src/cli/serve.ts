@@ -1,19 +1,13 @@
 /** `longrun serve [--root DIR]`: the stdio JSON-RPC server, wired. */
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
-import { InvalidRootError, resolveRoot } from "../root.ts";
 import { RootRegistry } from "../roots.ts";
+import { rootAtStart } from "./root_arg.ts";
 import { serveStdio } from "../stdio/server.ts";
 
 export async function runServe(options: { root: string | null }): Promise<number> {
-  let defaultRoot: string;
-  try {
-    defaultRoot = resolveRoot(options.root ?? process.cwd());
-  } catch (e) {
-    if (!(e instanceof InvalidRootError)) throw e;
-    process.stderr.write(`longrun: ${e.message}\n`);
-    return 2;
-  }
+  const defaultRoot = rootAtStart(options.root);
+  if (defaultRoot === null) return 2;
   const roots = new RootRegistry({ defaultRoot });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
   const stop = new AbortController();
