@@ -23,11 +23,17 @@ export interface HttpCommandOptions {
   port: number;
   allowRoots: string[];
   expose: boolean;
+  /** Extra `Host` header values to answer to (a container's service name, say); `:port` added when missing. */
+  allowedHosts: string[];
 }
 
 export async function runHttp(o: HttpCommandOptions): Promise<number> {
   if (!LOOPBACK.has(o.host) && !o.expose) {
     process.stderr.write(`longrun: refusing to listen on ${o.host}: it is not loopback; add --expose if you really mean it (tokens stay required)\n`);
+    return 2;
+  }
+  if (!LOOPBACK.has(o.host) && o.allowedHosts.length === 0 && (o.host === "0.0.0.0" || o.host === "::")) {
+    process.stderr.write(`longrun: listening on ${o.host} needs --allowed-host NAME for each name clients use to reach it (requests with any other Host header are refused)\n`);
     return 2;
   }
   const root = rootAtStart(o.root);
@@ -44,7 +50,12 @@ export async function runHttp(o: HttpCommandOptions): Promise<number> {
   let fetch: (req: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
   const listener = await serveHttp((req) => fetch(req), o.host, o.port);
   const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
-  const hosts = [`${hostPart}:${listener.port}`, ...(LOOPBACK.has(o.host) ? [`localhost:${listener.port}`, `127.0.0.1:${listener.port}`] : [])];
+  const everywhere = o.host === "0.0.0.0" || o.host === "::";
+  const hosts = [
+    `${hostPart}:${listener.port}`,
+    ...(LOOPBACK.has(o.host) || everywhere ? [`localhost:${listener.port}`, `127.0.0.1:${listener.port}`] : []),
+    ...o.allowedHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`)),
+  ];
   const app = createHttpApp({ dispatcher, tokens, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS });
   fetch = (req) => app.fetch(req);
   const url = `http://${hostPart}:${listener.port}`;

@@ -10,7 +10,7 @@ export const HELP = `longrun ${VERSION} - a runtime contract for long-running AI
 Usage:
   longrun demo                      the seed's five steps in a temporary root (no LLM, no key)
   longrun serve [--root DIR]        JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host)
-  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose]
+  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...]
                                     HTTP API: POST /rpc, GET /health, GET /v1/status, MCP at /mcp;
                                     host and agent bearer tokens in DIR/.longrun/http.json
   longrun mcp [--root DIR]          MCP server over stdio: agent-side tools only
@@ -43,6 +43,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       port: { type: "string" },
       "allow-root": { type: "string", multiple: true },
       expose: { type: "boolean" },
+      "allowed-host": { type: "string", multiple: true },
     },
     allowPositionals: positionals,
     strict: true,
@@ -90,6 +91,7 @@ export async function main(argv: string[]): Promise<number> {
         port,
         allowRoots: (values["allow-root"] as string[] | undefined) ?? [],
         expose: values.expose === true,
+        allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
       });
     }
     case "demo":

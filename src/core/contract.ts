@@ -86,6 +86,18 @@ export class TaskContract {
     return state;
   }
 
+  /** The task, which must exist and not be finished (completed or failed). */
+  async #mustBeOpen(tx: StateTx, what: string): Promise<TaskState> {
+    const state = await this.#mustLoad(tx);
+    if (isTerminal(state.status)) {
+      throw new NoActiveTaskError(`${what}: task ${state.task_id} is ${state.status}; start a new task with task.start`, {
+        task_id: state.task_id,
+        status: state.status,
+      });
+    }
+    return state;
+  }
+
   /** Saves `next` as the successor of `prev` (version + 1, updated_at now). */
   async #commit(tx: StateTx, prev: TaskState | null, next: TaskState, now: Date): Promise<TaskState> {
     next.version = (prev?.version ?? 0) + 1;
@@ -171,7 +183,7 @@ export class TaskContract {
   /** Host side: a new user message began. Advances the turn and revokes any lease. */
   beginTurn(reason = "turn began"): Promise<TaskState> {
     return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
+      const live = await this.#mustBeOpen(tx, "No turn begun");
       const now = this.#now();
       const next = cloneState(live);
       next.turn_index = live.turn_index + 1;
@@ -183,7 +195,7 @@ export class TaskContract {
   /** Host side: the turn ended. Revokes any lease; the turn number stays. */
   endTurn(reason = "turn ended"): Promise<TaskState> {
     return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
+      const live = await this.#mustBeOpen(tx, "No turn ended");
       const now = this.#now();
       return this.#commit(tx, live, revokeLease(cloneState(live), reason, now), now);
     });
@@ -218,7 +230,7 @@ export class TaskContract {
   /** Agent side: asks for a lease. Recorded for the host to see; it never grants anything. */
   requestWrites(reason: string, scope: readonly string[] | null, by: string): Promise<TaskState> {
     return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
+      const live = await this.#mustBeOpen(tx, "Nothing requested");
       const now = this.#now();
       const next = cloneState(live);
       next.lease_log = pushBounded(next.lease_log, {
@@ -364,7 +376,7 @@ export class TaskContract {
     pending_checkpoint: PendingInfo | null;
   }> {
     return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
+      const live = await this.#mustBeOpen(tx, "Not resumed");
       const now = this.#now();
       const waiting = await this.#d.pending.read();
       let next = cloneState(live);
@@ -422,6 +434,13 @@ export class TaskContract {
         );
       }
       const { record, machine } = found;
+      if (live && (live.task_id !== machine.task_id || isTerminal(live.status))) {
+        throw new ConflictError(
+          `Not recovered: the state file is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or ` +
+            `corrupt state, or the same task in progress, and would ${live.task_id !== machine.task_id ? `replace it with task ${machine.task_id}` : "bring a finished task back"}`,
+          { reason: "state_readable", task_id: live.task_id, status: live.status, checkpoint_task_id: machine.task_id },
+        );
+      }
       const quarantined = corrupt ? await tx.quarantine() : null;
       const now = this.#now();
       const at = now.toISOString();

@@ -27,7 +27,7 @@ export function grantLease(state: TaskState, input: GrantInput, now: Date): Task
     granted_by: input.granted_by,
     granted_at: at,
     scope: input.scope && input.scope.length ? [...input.scope] : null,
-    expires_at: input.ttl_seconds ? new Date(now.getTime() + input.ttl_seconds * 1000).toISOString() : null,
+    expires_at: input.ttl_seconds != null ? new Date(now.getTime() + input.ttl_seconds * 1000).toISOString() : null,
     max_uses: input.max_uses ?? null,
     uses: 0,
   };

@@ -19,7 +19,7 @@ export const DEFAULT_MARKER = "/approve";
 
 function seconds(v: string): number | null {
   const m = /^(\d+)([smh]?)$/.exec(v);
-  if (!m) return null;
+  if (!m || Number(m[1]) === 0) return null;
   return Number(m[1]) * (m[2] === "h" ? 3600 : m[2] === "m" ? 60 : 1);
 }
 

@@ -25,7 +25,21 @@ export function hookCommand(self: string[], event: ClaudeEvent, root: string): s
 
 type Group = { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] };
 
-/** `settings` with longrun's hooks for `root` in place of any earlier longrun hooks. */
+/**
+ * Claude Code's own permission rules for longrun's files: a Read deny rule also covers the Grep
+ * and Glob tools, which search whole directories (a `grep` for "token" over the project would
+ * otherwise read `.longrun/http.json`); Edit covers NotebookEdit. Defence in depth beside the hook.
+ */
+export const DENY_RULES = [
+  "Read(./.longrun/**)",
+  "Edit(./.longrun/**)",
+  "Read(./memory.db*)",
+  "Edit(./memory.db*)",
+  "Read(./raw_data/**)",
+  "Edit(./raw_data/**)",
+];
+
+/** `settings` with longrun's hooks for `root` in place of any earlier longrun hooks, and its deny rules added. */
 export function withLongrunHooks(settings: Record<string, unknown>, self: string[], root: string): Record<string, unknown> {
   const hooks = { ...((settings.hooks as Record<string, Group[]> | undefined) ?? {}) };
   for (const event of CLAUDE_EVENTS) {
@@ -36,7 +50,10 @@ export function withLongrunHooks(settings: Record<string, unknown>, self: string
     };
     hooks[event] = [...kept, group];
   }
-  return { ...settings, hooks };
+  const permissions = { ...((settings.permissions as Record<string, unknown> | undefined) ?? {}) };
+  const deny = Array.isArray(permissions.deny) ? (permissions.deny as unknown[]) : [];
+  permissions.deny = [...deny, ...DENY_RULES.filter((r) => !deny.includes(r))];
+  return { ...settings, hooks, permissions };
 }
 
 const SAMPLES: Record<ClaudeEvent, Record<string, unknown>> = {

@@ -7,7 +7,8 @@
  *   action string the gate checks: `<Tool> <path relative to the root>` or `Bash <command>`.
  * - `none`: anything else (reads, searches); longrun has no opinion.
  */
-import { isReadOnlyBash } from "./bash.ts";
+import { basename } from "node:path";
+import { isReadOnlyBash, unquoted } from "./bash.ts";
 
 export type ToolDecision =
   | { kind: "protected"; reason: string }
@@ -25,10 +26,20 @@ function relativeTo(root: string, path: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
+/** The names longrun runs under here: `longrun`, and this executable's own name if it was renamed. */
+function ownNames(): string[] {
+  const self = basename(process.execPath);
+  return /^(bun|deno|node)(\.exe)?$/.test(self) || self === "longrun" ? ["longrun"] : ["longrun", self];
+}
+
 function invokesHostCommand(command: string): boolean {
-  const re = /(?:^|[\s;&|()`'"/])longrun(?:\s+(\S+))?/g;
-  for (const m of command.matchAll(re)) {
-    if (!AGENT_SUBCOMMANDS.has(m[1] ?? "")) return true;
+  const plain = unquoted(command);
+  for (const name of ownNames()) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const re = new RegExp(`(?:^|[\\s;&|()\`/=])${escaped}(?:\\s+(\\S+))?`, "g");
+    for (const m of plain.matchAll(re)) {
+      if (!AGENT_SUBCOMMANDS.has(m[1] ?? "")) return true;
+    }
   }
   return false;
 }
@@ -45,7 +56,7 @@ export function classifyTool(
   }
   if (toolName === "Bash") {
     const command = typeof input.command === "string" ? input.command : "";
-    if (PROTECTED.test(" " + command)) {
+    if (PROTECTED.test(" " + unquoted(command))) {
       return { kind: "protected", reason: "this command touches longrun's own files (.longrun/, memory.db, raw_data/), which agents may not touch" };
     }
     if (invokesHostCommand(command)) {

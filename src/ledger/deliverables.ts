@@ -10,7 +10,7 @@
  */
 import { coverage, type Coverage, type Range } from "../core/ledger/coverage.ts";
 import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
-import { readBlob, writeBlob } from "../store/blobs.ts";
+import { readBlob, removeBlob, writeBlob } from "../store/blobs.ts";
 import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import type { Authorization } from "./runs.ts";
 
@@ -150,7 +150,8 @@ export class Deliverables {
       blob: a.error === undefined && a.content !== undefined ? writeBlob(this.d.rawDir, "a", new TextEncoder().encode(a.content)) : null,
     }));
     const at = this.#now();
-    const version = await this.d.db.write(async (tx) => {
+    const written = [body.ref, ...files.flatMap((f) => (f.blob ? [f.blob.ref] : []))];
+    const version = await this.#orRemove(written, () => this.d.db.write(async (tx) => {
       if (input.run && runSeq !== null) await fence(tx, runSeq, input.run.epoch, at);
       const cur = await tx.execute({ sql: "SELECT COALESCE(MAX(version), 0) AS v FROM artifacts WHERE task_id = ? AND name = ?", args: [input.task_id, input.name] });
       const version = Number(cur.rows[0]!.v) + 1;
@@ -172,8 +173,18 @@ export class Deliverables {
         });
       }
       return version;
-    });
+    }));
     return this.#version(input.task_id, input.name, version);
+  }
+
+  /** Runs `write`; if it is refused (stale epoch, unknown version…), the blobs written for it go too. */
+  async #orRemove<T>(refs: string[], write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (e) {
+      for (const ref of refs) removeBlob(this.d.rawDir, ref);
+      throw e;
+    }
   }
 
   async #version(taskId: string, name: string, version: number): Promise<ArtifactVersion> {
@@ -277,14 +288,14 @@ export class Deliverables {
     }
     const blob = writeBlob(this.d.rawDir, "c", new TextEncoder().encode(input.content));
     const at = this.#now();
-    const seq = await this.d.db.write(async (tx) => {
+    const seq = await this.#orRemove([blob.ref], () => this.d.db.write(async (tx) => {
       if (input.run && runSeq !== null) await fence(tx, runSeq, input.run.epoch, at);
       const rs = await tx.execute({
         sql: "INSERT INTO contexts(run_seq, task_id, label, source, path, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
         args: [runSeq, input.task_id, input.label, input.source ?? null, blob.ref, blob.size, blob.sha256, at],
       });
       return Number(rs.rows[0]!.seq);
-    });
+    }));
     return { ref: CONTEXT_ID.format(seq), size: blob.size, sha256: blob.sha256, label: input.label };
   }
 

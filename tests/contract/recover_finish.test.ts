@@ -40,6 +40,22 @@ describe("task.recover rebuilds the task from memory", () => {
     assert.ok(readdirSync(fx.root.paths.longrun).some((n) => n.startsWith("state.json.corrupt-")));
   });
 
+  test("a readable state of another task, or a finished one, is never overwritten by recovery", async () => {
+    const c = fx.root.contract;
+    await c.startTask("task A");
+    await c.checkpoint({ summary: "a", next_step: "n" });
+    await c.resume();
+    await c.finish("A done");
+    const b = (await c.startTask("task B, important")).task;
+    await assert.rejects(c.recoverFromMemory(), (e: { kind?: string; data?: Record<string, unknown> }) => e.kind === "conflict" && e.data?.task_id === b.task_id);
+    assert.equal((await c.status()).task?.task_id, b.task_id);
+    await c.checkpoint({ summary: "b", next_step: "n" });
+    await c.resume();
+    await c.transition("failed", "gave up");
+    await assert.rejects(c.recoverFromMemory(), { kind: "conflict" });
+    assert.equal((await c.status()).task?.status, "failed", "a failed task is not brought back to life");
+  });
+
   test("with no checkpoint in memory, recover says not_found and changes nothing", async () => {
     await assert.rejects(fx.root.contract.recoverFromMemory(), { kind: "not_found" });
     assert.equal(existsSync(fx.root.paths.state), false);
@@ -91,5 +107,15 @@ describe("task.finish", () => {
       await assert.rejects(op(), { kind: "no_active_task" });
     }
     assert.deepEqual(await c.status(), { task: null, pending_checkpoint: null });
+  });
+
+  test("a finished task takes no more turns, resumes or requests", async () => {
+    const c = fx.root.contract;
+    await c.startTask("t");
+    const done = await c.finish();
+    for (const op of [() => c.beginTurn(), () => c.endTurn(), () => c.resume(), () => c.requestWrites("more", null, "agent")]) {
+      await assert.rejects(op(), { kind: "no_active_task" });
+    }
+    assert.equal((await c.status()).task?.version, done.task.version, "nothing was written");
   });
 });

@@ -71,11 +71,12 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf build" } })), "deny");
   });
 
-  test("Bash's read-only list is configurable in .longrun/hooks.json", async () => {
+  test("more read-only Bash commands can be configured in .longrun/hooks.json", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "x" });
+    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" } })), "deny");
     writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ bash_read_only: ["npm test"] }));
     assert.deepEqual((await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" } })).out, {});
-    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })), "deny");
+    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm install" } })), "deny");
   });
 
   test("the agent cannot reach longrun's files or host commands, even with a lease", async () => {
@@ -180,7 +181,7 @@ describe("longrun hook install claude", () => {
     requireBinary();
     mkdirSync(join(root, ".claude"));
     const file = join(root, ".claude", "settings.local.json");
-    writeFileSync(file, JSON.stringify({ model: "x", hooks: { Stop: [{ hooks: [{ type: "command", command: "echo mine" }] }] } }));
+    writeFileSync(file, JSON.stringify({ model: "x", permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo mine" }] }] } }));
     const first = await run([BINARY, "hook", "install", "claude", "--root", root]);
     assert.equal(first.code, 0, first.stdout + first.stderr);
     for (const e of ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"]) assert.match(first.stdout, new RegExp(`ok\\s+${e}`));
@@ -194,6 +195,8 @@ describe("longrun hook install claude", () => {
     assert.equal(s.hooks.Stop[0].hooks[0].command, "echo mine");
     assert.equal(s.hooks.PreToolUse[0].matcher, "*");
     assert.equal(s.hooks.PreToolUse[0].hooks[0].command, `${BINARY} hook claude PreToolUse --root ${root}`);
+    assert.deepEqual(s.permissions.deny.slice(0, 3), ["Read(./.env)", "Read(./.longrun/**)", "Edit(./.longrun/**)"], "its own deny rules are kept, longrun's added once");
+    assert.ok(s.permissions.deny.includes("Read(./raw_data/**)"));
     assert.equal(existsSync(join(root, ".claude", "settings.json")), false);
     assert.equal(existsSync(join(root, ".longrun", "state.json")), false, "the check ran in a scratch root, not here");
   });

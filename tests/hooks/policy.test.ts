@@ -10,8 +10,31 @@ describe("Bash read-only classification", () => {
     ["git status", true],
     ["git diff HEAD~1 | head -50", true],
     ["cat a.txt && grep x b.txt", true],
-    ["ls 2>&1", true],
+    ["grep -n foo a.txt", true],
+    ["git branch", true],
+    ["git branch -a", true],
+    ["ls 2>&1", false],
     ["git push", false],
+    ["ls & rm -rf src", false],
+    ["env rm -rf src", false],
+    ["sort -o src/a.ts src/a.ts", false],
+    ["sort -uo src/a.ts src/a.ts", false],
+    ["uniq src/a src/b", false],
+    ["tree -o src/a.ts", false],
+    ["fd . -x rm", false],
+    ["fd --exec rm", false],
+    ["find . -fls src/a.ts", false],
+    ["rg --pre rm x src", false],
+    ["git branch -D main", false],
+    ["git diff --output=x.patch", false],
+    ["grep -rn host_token .", false],
+    ["grep -R host_token", false],
+    ["cat .longru?/http.json", false],
+    ["cat lon''grun", false],
+    ["bin/longrun status", false],
+    ["FOO=1 ls", false],
+    ["date -s 2020-01-01", false],
+    ["ls ~/secrets", false],
     ["rm -rf build", false],
     ["echo hi > file.txt", false],
     ["cat a >> b", false],
@@ -27,9 +50,12 @@ describe("Bash read-only classification", () => {
   for (const [cmd, ro] of cases) {
     test(`${JSON.stringify(cmd)} is ${ro ? "read-only" : "a write"}`, () => assert.equal(isReadOnlyBash(cmd, DEFAULT_READ_ONLY), ro));
   }
-  test("the read-only list is configurable", () => {
+  test("configured prefixes add to the read-only commands, still without shell syntax", () => {
     assert.equal(isReadOnlyBash("npm test", ["npm test"]), true);
-    assert.equal(isReadOnlyBash("ls", ["npm test"]), false);
+    assert.equal(isReadOnlyBash("npm test -- --watch", ["npm test"]), true);
+    assert.equal(isReadOnlyBash("npm test > out.txt", ["npm test"]), false);
+    assert.equal(isReadOnlyBash("npm install", ["npm test"]), false);
+    assert.equal(isReadOnlyBash("ls", ["npm test"]), true);
   });
 });
 
@@ -55,6 +81,7 @@ describe("the approval line in a prompt", () => {
   });
   test("a malformed option makes the line not an approval", () => {
     assert.equal(parseApproval("/approve ttl=soon x"), null);
+    assert.equal(parseApproval("/approve ttl=0 x"), null, "a zero time to live is not 'no expiry'");
     assert.equal(parseApproval("/approve uses=0 x"), null);
   });
   test("the marker is configurable", () => {
@@ -86,6 +113,8 @@ describe("tool calls as the gate sees them", () => {
     ["Bash", { command: "longrun serve --root /work/proj" }],
     ["Bash", { command: "echo '{\"prompt\":\"/approve\"}' | longrun hook claude UserPromptSubmit" }],
     ["Bash", { command: "/usr/local/bin/longrun http" }],
+    ["Bash", { command: "env bin/lon''grun serve --root /work/proj <<< '{\"method\":\"writes.enable\"}'" }],
+    ["Bash", { command: "lon\\grun hook claude UserPromptSubmit" }],
   ] as [string, Record<string, unknown>][]) {
     test(`${tool} ${JSON.stringify(input)} is refused whatever the lease says`, () => {
       assert.equal(classifyTool(tool, input, root, ro).kind, "protected");

@@ -155,6 +155,32 @@ describe("longrun http start-up rules", () => {
     }
   });
 
+  test("on all interfaces it answers only to the names it was given (and loopback)", async () => {
+    requireBinary();
+    const root = tempDir();
+    try {
+      const refused = await run([BINARY, "http", "--root", root, "--host", "0.0.0.0", "--port", "0", "--expose"]);
+      assert.equal(refused.code, 2, "no --allowed-host: no way to know which Host headers are ours");
+      assert.match(refused.stderr, /--allowed-host/);
+    } finally {
+      removeDir(root);
+    }
+    const root2 = tempDir();
+    const srv = await startHttp([BINARY], root2, ["--host", "0.0.0.0", "--expose", "--allowed-host", "longrun.internal"]);
+    try {
+      const { agent_token } = JSON.parse(readFileSync(srv.tokenFile, "utf8"));
+      const ask = (host: string) =>
+        raw(srv.port, `GET /v1/status HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${agent_token}\r\nConnection: close\r\n\r\n`);
+      assert.equal((await ask(`longrun.internal:${srv.port}`)).status, 200);
+      assert.equal((await ask(`127.0.0.1:${srv.port}`)).status, 200);
+      assert.equal((await ask(`attacker.example:${srv.port}`)).status, 403);
+    } finally {
+      process.kill(srv.child.pid!, "SIGTERM");
+      await srv.exited;
+      removeDir(root2);
+    }
+  });
+
   test("tokens given by environment are used and not written to the file", async () => {
     const root = tempDir();
     const env = { LONGRUN_HOST_TOKEN: "host-token-from-env-123", LONGRUN_AGENT_TOKEN: "agent-token-from-env-456" };

@@ -119,6 +119,15 @@ describe("runs, ownership and receipts", () => {
     assert.equal(late.detail.applied, false);
   });
 
+  test("a write refused for a stale epoch leaves no file behind", async () => {
+    await f.ok("run.claim", { run_id: run.run_id, owner: "exec-B" });
+    const { readdirSync } = await import("node:fs");
+    const before = readdirSync(`${f.dir}/raw_data`).sort();
+    assert.equal((await f.fail("artifact.put", { name: "r", kind: "draft", content: "x", run_id: run.run_id, epoch: 1, attachments: [{ name: "a", content: "y" }] })).data.kind, "stale_epoch");
+    assert.equal((await f.fail("context.put", { label: "l", content: "z", run_id: run.run_id, epoch: 1 })).data.kind, "stale_epoch");
+    assert.deepEqual(readdirSync(`${f.dir}/raw_data`).sort(), before);
+  });
+
   test("observing a run changes nothing", async () => {
     await f.ok("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "fetch", idempotency_key: "x", args: {} });
     const a = await f.ok("run.get", { run_id: run.run_id });

@@ -3,15 +3,19 @@ import { UnauthorizedError } from "../../core/errors.ts";
 import { type CallContext, callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
 
-/** Completing a task that waits for verification is the verifier's call, not the agent's. */
-async function refuseSelfVerification(ctx: CallContext, to: string): Promise<void> {
-  if (ctx.caller.side !== "agent" || to !== "completed") return;
+/**
+ * A task waiting for verification leaves that state only by the verifier's decision (accepted,
+ * sent back to work, or failed): the host's, never the agent's, or it could send itself back to
+ * in_progress and complete itself from there.
+ */
+async function refuseSelfVerification(ctx: CallContext, method: string): Promise<void> {
+  if (ctx.caller.side !== "agent") return;
   const task = await ctx.root.state.load();
   if (task?.status === "waiting_verification") {
     throw new UnauthorizedError(
-      `Refused: task ${task.task_id} is waiting_verification, and only the host (the person verifying) may complete it; ` +
-        `ask the host to accept it`,
-      { method: "task.transition", side_required: "host", side: "agent" },
+      `Refused: task ${task.task_id} is waiting_verification, and only the host (the person verifying) may decide what happens next; ` +
+        `ask the host to accept it or send it back`,
+      { method, side_required: "host", side: "agent" },
     );
   }
 }
@@ -43,7 +47,7 @@ export const taskMethods = [
     lane: "state",
     readOnly: false,
     handler: async (ctx, p) => {
-      await refuseSelfVerification(ctx, p.to);
+      await refuseSelfVerification(ctx, "task.transition");
       return { task: await ctx.root.contract.transition(p.to, p.reason) };
     },
   }),
@@ -82,7 +86,7 @@ export const taskMethods = [
     lane: "state",
     readOnly: false,
     handler: async (ctx, p) => {
-      await refuseSelfVerification(ctx, "completed");
+      await refuseSelfVerification(ctx, "task.finish");
       return ctx.root.contract.finish(p.summary);
     },
   }),
