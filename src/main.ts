@@ -1,10 +1,16 @@
 /** Entry point of the `longrun` executable (and of `bun src/main.ts` / `deno run -A src/main.ts`). */
 import { main } from "./cli/main.ts";
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e) => {
-    process.stderr.write(`longrun: ${(e as Error)?.stack ?? e}\n`);
-    process.exit(1);
-  },
-);
+const argv = process.argv.slice(2);
+// A gating hook that crashes must block, never let the call through: exit status 2 is Claude
+// Code's blocking answer (any other status lets the tool run).
+const gating = argv[0] === "hook" && argv[1] === "claude" && (argv[2] === "PreToolUse" || argv[2] === "UserPromptSubmit");
+const failure = (e: unknown) => {
+  process.stderr.write(gating ? `longrun: the hook failed (${(e as Error)?.message ?? e}); blocked (fail closed)\n` : `longrun: ${(e as Error)?.stack ?? e}\n`);
+  process.exit(gating ? 2 : 1);
+};
+if (gating) {
+  process.on("uncaughtException", failure);
+  process.on("unhandledRejection", failure);
+}
+main(argv).then((code) => process.exit(code), failure);

@@ -73,6 +73,8 @@ export interface RootOptions {
   clock?: Clock;
   ids?: IdSource;
   crash?: CrashPoint;
+  /** How long a state change waits for another process's lock (default 10 s; hooks wait less). */
+  lockTimeoutMs?: number;
   /** For tests of non-blocking gates only: every Worker search first blocks the Worker this long. */
   testOnlySearchBlockMs?: number;
 }
@@ -97,7 +99,7 @@ export class Root {
     this.paths = paths;
     this.db = db;
     this.#searcher = searcher;
-    this.state = new FileStateStore({ path: paths.state, lockPath: paths.lock, clock, crash });
+    this.state = new FileStateStore({ path: paths.state, lockPath: paths.lock, clock, crash, lockTimeoutMs: options.lockTimeoutMs });
     this.pending = new FilePendingStore(paths.pending, crash);
     this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, crash });
     this.runs = new EffectLedger({ db, rawDir: paths.rawData, clock, crash });

@@ -13,6 +13,7 @@ import {
   NotFoundError,
   StateCorruptError,
   TransitionError,
+  UnauthorizedError,
 } from "./errors.ts";
 import { extractKeywords, normalizeKeywords } from "./keywords.ts";
 import { checkGate, consumeUse, type GrantInput, grantLease, revokeLease } from "./lease.ts";
@@ -44,8 +45,18 @@ export interface CheckpointInput {
   summary: string;
   next_step: string;
   phase?: string;
+  /**
+   * A label for the record (`manual`, `stop`, …). `progress` makes a progress checkpoint: saved in
+   * the same order with the same fallback, but the task keeps running and the lease stands.
+   */
   kind?: string;
 }
+
+/** Who asks: the host speaks for the user (and verifies); the agent does the work. */
+export type Actor = "host" | "agent";
+
+/** The checkpoint kind that neither pauses the task nor revokes the lease. */
+export const PROGRESS_KIND = "progress";
 
 export interface PendingInfo {
   path: string;
@@ -268,10 +279,14 @@ export class TaskContract {
     });
   }
 
-  /** A whitelisted status change; leaving in_progress revokes the lease. */
-  transition(to: TaskStatus, reason: string): Promise<TaskState> {
+  /**
+   * A whitelisted status change; leaving in_progress revokes the lease. Leaving
+   * waiting_verification is the verifier's decision: the host's, never the agent's.
+   */
+  transition(to: TaskStatus, reason: string, by: Actor = "host"): Promise<TaskState> {
     return this.#d.state.transact(async (tx) => {
       const live = await this.#mustLoad(tx);
+      refuseSelfVerification(live, by, `task.transition to ${to}`);
       const now = this.#now();
       const next = cloneState(live);
       this.#setStatus(next, to, reason, now);
@@ -294,9 +309,12 @@ export class TaskContract {
       const waiting = await this.#d.pending.read();
       if (waiting) await this.#replayBeforeCheckpoint(tx, live, waiting, now);
 
+      const progress = input.kind === PROGRESS_KIND;
       const working = cloneState(live);
-      revokeLease(working, "checkpoint", now);
-      if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
+      if (!progress) {
+        revokeLease(working, "checkpoint", now);
+        if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
+      }
       if (input.phase !== undefined) working.phase = input.phase;
       working.next_step = input.next_step;
       working.version = live.version + 1;
@@ -414,7 +432,10 @@ export class TaskContract {
    * Rebuilds the task from the newest checkpoint machine line in this root's memory: a new
    * turn, read-only. An unreadable state file is moved aside first, never deleted.
    */
-  recoverFromMemory(): Promise<{ task: TaskState; memory_id: string; quarantined: string | null }> {
+  recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState; memory_id: string; quarantined: string | null }> {
+    if (options.force && options.by === "agent") {
+      throw new UnauthorizedError("Refused: only the host may force task.recover over a readable state", { method: "task.recover", side_required: "host", side: "agent" });
+    }
     return this.#d.state.transact(async (tx) => {
       let live: TaskState | null = null;
       let corrupt = false;
@@ -434,6 +455,13 @@ export class TaskContract {
         );
       }
       const { record, machine } = found;
+      if (live && !options.force && live.task_id === machine.task_id && !isTerminal(live.status)) {
+        throw new ConflictError(
+          `Not recovered: the state file is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or corrupt state. ` +
+            `Use task.resume to continue it; the host may force recovery from the last checkpoint`,
+          { reason: "state_readable", task_id: live.task_id, status: live.status, checkpoint_task_id: machine.task_id },
+        );
+      }
       if (live && (live.task_id !== machine.task_id || isTerminal(live.status))) {
         throw new ConflictError(
           `Not recovered: the state file is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or ` +
@@ -477,9 +505,10 @@ export class TaskContract {
   }
 
   /** Completes the task and saves an outcome record to memory first. */
-  finish(summary = ""): Promise<{ task: TaskState; memory_id: string }> {
+  finish(summary = "", by: Actor = "host"): Promise<{ task: TaskState; memory_id: string }> {
     return this.#d.state.transact(async (tx) => {
       const live = await this.#mustLoad(tx);
+      refuseSelfVerification(live, by, "task.finish");
       assertTransition(live.status, "completed");
       const now = this.#now();
       const next = cloneState(live);
@@ -515,6 +544,16 @@ export class TaskContract {
       return { task: next, memory_id: memoryId };
     });
   }
+}
+
+/** Leaving waiting_verification is the verifier's (the host's) decision, checked under the lock. */
+function refuseSelfVerification(live: TaskState, by: Actor, what: string): void {
+  if (by !== "agent" || live.status !== "waiting_verification") return;
+  throw new UnauthorizedError(
+    `Refused: task ${live.task_id} is waiting_verification, and only the host (the person verifying) decides what happens next (${what}); ` +
+      `ask the user to accept it or send it back`,
+    { method: what.split(" ")[0], side_required: "host", side: "agent", task_id: live.task_id },
+  );
 }
 
 function checkpointRecord(working: TaskState, text: string, checkpointId: string): NewMemory {

@@ -6,8 +6,10 @@
  * for Markdown files does not match `rm -rf src && cat README.md`).
  *
  * An action is in scope when the whole action matches a pattern, or when it reads
- * `<verb> <target> [<target>…]` and every target matches some pattern. A target with a `..`
- * segment never matches, so `src/../.env` cannot ride on `src/**`.
+ * `<verb> <target> [<target>…]` and every target matches some pattern. Scope patterns are
+ * relative to the root: a target with a `..` segment, an absolute path or a `~` path never
+ * matches, so `src/../.env` cannot ride on `src/**`, and a pattern for Python files never covers
+ * `/usr/lib/python3/sitecustomize.py` (hosts send root-relative paths; see the hook adapter).
  *
  * Matching is a dynamic programme over (pattern token, position): linear in the action's length
  * per token, whatever the pattern, so an agent-chosen action cannot make the gate backtrack.
@@ -76,12 +78,13 @@ export function globMatch(tokens: readonly Token[], s: string): boolean {
   return dp[n] === 1;
 }
 
-function hasParentSegment(target: string): boolean {
-  return target.split(/[\\/\s]+/).includes("..");
+/** A target that leaves the root: a `..` segment, an absolute path, a home path. */
+function leavesRoot(target: string): boolean {
+  return target.split(/[\\/\s]+/).includes("..") || /(^|\s)[\/~\\]/.test(target);
 }
 
 function matchesAny(target: string, patterns: readonly Token[][]): boolean {
-  if (hasParentSegment(target)) return false;
+  if (leavesRoot(target)) return false;
   const plain = target.startsWith("./") ? target.slice(2) : target;
   return patterns.some((p) => globMatch(p, plain));
 }

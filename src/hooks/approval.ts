@@ -28,6 +28,7 @@ export function parseApproval(prompt: string, marker = DEFAULT_MARKER): Approval
   for (const raw of prompt.split(/\r?\n/)) {
     const line = raw.trim();
     if (line !== marker && !line.startsWith(marker + " ")) continue;
+    if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(line)) return null;
     const words = line.slice(marker.length).trim().split(/\s+/).filter(Boolean);
     const out: Approval = { reason: "", scope: null, ttl_seconds: null, max_uses: null };
     while (words.length && /^(scope|ttl|uses)=/.test(words[0]!)) {

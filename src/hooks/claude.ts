@@ -1,15 +1,18 @@
 /**
  * The Claude Code adapter: one function per hook event, each taking the hook's JSON input and
- * returning the JSON to print (Claude Code's documented hook output). The per-event command
- * (`longrun hook claude <Event>`) runs one of these and exits.
+ * returning what to print. The per-event command (`longrun hook claude <Event>`) runs one of these
+ * and exits.
  *
  * - UserPromptSubmit: the message boundary the seed could not see. Begins a turn (or resumes a
- *   paused task); an approval line typed by the user grants the lease for this turn.
- * - PreToolUse: the gate. Write tools get allow or deny with a reason; longrun's own files and
- *   host-side commands are always denied. Reads nothing but state.json (no libSQL, no Worker).
- * - SessionStart: resume. Stop / PreCompact: checkpoint when a task is in progress.
+ *   paused task); an approval line typed by the user grants the lease for this turn. If the turn
+ *   cannot begin, the prompt is blocked: a lease never outlives a turn the host saw start.
+ * - PreToolUse: the gate. It answers deny (with the reason) or nothing, never "allow", so Claude
+ *   Code's own permission rules and prompts still apply to whatever passes. It reads only the
+ *   state file (no libSQL, no Worker).
+ * - SessionStart: resume. Stop: ends the turn, and saves a pause checkpoint when there is
+ *   something to say. PreCompact: a progress checkpoint (the task keeps running, the lease stands).
  */
-import { TaskContract } from "../core/contract.ts";
+import { PROGRESS_KIND, TaskContract } from "../core/contract.ts";
 import { CheckpointWriteError, LongrunError, WriteGateViolation } from "../core/errors.ts";
 import type { MemoryStore } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
@@ -19,15 +22,27 @@ import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
 import { parseApproval } from "./approval.ts";
 import type { HookConfig } from "./config.ts";
-import { classifyTool } from "./tool_policy.ts";
+import { protectContext } from "./protect.ts";
+import { decideTool, type ToolContext } from "./tools.ts";
+import { lastAssistantText } from "./transcript.ts";
 
 export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"] as const;
 export type ClaudeEvent = (typeof CLAUDE_EVENTS)[number];
 
 export type HookInput = Record<string, unknown>;
-export type HookOutput = Record<string, unknown>;
+/** What a hook prints: a JSON object, or nothing at all (no decision). */
+export type HookOutput = Record<string, unknown> | null;
 
 export const GRANTED_BY = "host:claude-prompt";
+
+/** How long a hook waits for another process's lock on the state file. */
+export const LOCK_WAIT_MS: Readonly<Record<ClaudeEvent, number>> = {
+  PreToolUse: 2_000,
+  UserPromptSubmit: 5_000,
+  SessionStart: 5_000,
+  Stop: 5_000,
+  PreCompact: 5_000,
+};
 
 /** The paths of a root, computed without importing the memory layer. */
 function paths(root: string) {
@@ -44,10 +59,10 @@ const NO_MEMORY: MemoryStore = new Proxy({} as MemoryStore, {
 });
 
 /** The contract over the state file only: enough for gate checks, turns and grants. */
-export function stateOnlyContract(root: string): { contract: TaskContract; state: FileStateStore } {
+export function stateOnlyContract(root: string, lockTimeoutMs = 5_000): { contract: TaskContract; state: FileStateStore } {
   const p = paths(root);
   const crash = crashPointsFromEnv();
-  const state = new FileStateStore({ path: p.state, lockPath: p.lock, clock: systemClock, crash });
+  const state = new FileStateStore({ path: p.state, lockPath: p.lock, clock: systemClock, crash, lockTimeoutMs });
   const contract = new TaskContract({
     state,
     pending: new FilePendingStore(p.pending, crash),
@@ -59,83 +74,123 @@ export function stateOnlyContract(root: string): { contract: TaskContract; state
   return { contract, state };
 }
 
-function preToolDecision(decision: "allow" | "deny", reason: string): HookOutput {
-  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } };
+export function denyOutput(reason: string): HookOutput {
+  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `longrun: ${reason}` } };
 }
 
-/** Fail closed: what PreToolUse answers when anything at all goes wrong. */
-export function failClosed(reason: string): HookOutput {
-  return preToolDecision("deny", `longrun could not check the write lease (${reason}), so the write is denied (fail closed)`);
+export function blockPrompt(reason: string): HookOutput {
+  return { decision: "block", reason: `longrun: ${reason}` };
 }
 
+function toolContext(input: HookInput, root: string, config: HookConfig): ToolContext {
+  const cwd = typeof input.cwd === "string" && input.cwd.startsWith("/") ? input.cwd : root;
+  const protect = protectContext(root, cwd);
+  return {
+    protect,
+    env: { home: protect.home, cwd: protect.cwd, vars: { HOME: protect.home, PWD: protect.cwd, CLAUDE_PROJECT_DIR: root } },
+    approveMarker: config.approve_marker,
+    readOnlyTools: config.read_only_tools,
+    bashReadOnly: config.bash_read_only,
+    trustedPrograms: config.trusted_programs,
+    path: process.env.PATH ?? "/usr/bin:/bin",
+  };
+}
+
+const READ_TOOLS_HINT = "use Read, Grep or Glob to look at files";
+
+/** The gate. Deny with a reason, or nothing. */
 export async function preToolUse(input: HookInput, root: string, config: HookConfig): Promise<HookOutput> {
-  const tool = typeof input.tool_name === "string" ? input.tool_name : "";
-  const toolInput = (typeof input.tool_input === "object" && input.tool_input !== null ? input.tool_input : {}) as Record<string, unknown>;
-  const what = classifyTool(tool, toolInput, root, config.bash_read_only);
-  if (what.kind === "protected") return preToolDecision("deny", `longrun: ${what.reason}`);
-  if (what.kind === "none") return {};
-  const { contract } = stateOnlyContract(root);
+  const d = decideTool(input, toolContext(input, root, config));
+  if (d.kind === "deny") return denyOutput(d.reason);
+  if (d.kind === "pass") return null;
+  const { contract } = stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse);
+  const approve = `the user approves writes for one turn by starting a line of their message with ${config.approve_marker}`;
+  let lease;
   try {
-    const ok = await contract.requireWritable(what.action);
-    return preToolDecision("allow", `longrun: write lease for turn ${ok.turn} granted by ${ok.lease.granted_by} (${ok.lease.reason})`);
+    lease = (await contract.requireWritable(d.action)).lease;
   } catch (e) {
     if (e instanceof WriteGateViolation) {
-      return preToolDecision("deny", `longrun: ${e.message}. The user can approve writes for this turn by starting a line with ${config.approve_marker}`);
+      const hint = d.shell && e.reason === "read_only" ? `; this command is not read-only (${d.notReadOnly ?? "unknown"}); in a read-only turn Bash runs only plain read commands (ls, cat, grep, git status/log/diff, …), or ${READ_TOOLS_HINT}` : "";
+      const scoped = d.shell && e.reason === "out_of_scope" ? `; Bash can write anywhere, so a scoped lease covers it only when its scope includes Bash (${config.approve_marker} scope=…,Bash)` : "";
+      return denyOutput(`${e.message}${hint}${scoped}; ${approve}`);
     }
     if (e instanceof LongrunError && e.kind === "no_active_task") {
-      return preToolDecision("deny", `longrun: no task in ${root}; writes need a task and a lease. The user can start one and approve writes with a line starting ${config.approve_marker}`);
+      return denyOutput(`no task in ${root}, so nothing may be written; ${approve}${d.shell ? `; ${READ_TOOLS_HINT}` : ""}`);
     }
     throw e;
   }
+  // A scoped lease covers Bash only when its scope names Bash: a shell can write anywhere.
+  if (d.shell && lease.scope !== null && !lease.scope.includes("Bash")) {
+    return denyOutput(`the write lease is scoped to ${JSON.stringify(lease.scope)}, and Bash can write anywhere, so it is refused; use Edit/Write inside the scope, or the user approves with Bash in the scope (${config.approve_marker} scope=…,Bash)`);
+  }
+  return null;
 }
 
 function context(event: ClaudeEvent, text: string): HookOutput {
   return { hookSpecificOutput: { hookEventName: event, additionalContext: text } };
 }
 
-function leaseLine(t: TaskState): string {
+function leaseLine(t: TaskState, marker: string): string {
   return t.lease
     ? `writes are approved for this turn (${t.lease.reason}${t.lease.scope ? `; scope ${t.lease.scope.join(", ")}` : ""})`
-    : "writes are NOT approved: discuss and plan only; the user approves writes for one turn with a line starting";
+    : `writes are NOT approved: discuss and plan only; the user approves writes for one turn with a line starting ${marker}`;
 }
 
 /** Opens the full root (libSQL, memory) only on the paths that need memory. */
-async function openRoot(root: string) {
+async function openRoot(root: string, lockTimeoutMs: number) {
   const { Root } = await import("../root.ts");
-  return Root.open(root, { searchInWorker: false });
+  return Root.open(root, { searchInWorker: false, lockTimeoutMs });
 }
 
+/**
+ * Begins the turn. Whatever goes wrong, the prompt is blocked with the reason: the model never
+ * works in a turn longrun did not see begin, so an earlier turn's lease cannot carry over.
+ */
 export async function userPromptSubmit(input: HookInput, root: string, config: HookConfig): Promise<HookOutput> {
   const prompt = typeof input.prompt === "string" ? input.prompt : "";
   const approval = parseApproval(prompt, config.approve_marker);
-  const r = await openRoot(root);
   try {
-    const c = r.contract;
-    let task = (await c.status()).task;
-    if (!task || task.status === "completed" || task.status === "failed") {
-      if (!approval) return context("UserPromptSubmit", `longrun: no active task in this project; writes are refused until the user approves with a line starting ${config.approve_marker}`);
-      const description = prompt.split(/\r?\n/).filter((l) => !l.trim().startsWith(config.approve_marker)).join("\n").trim() || approval.reason;
-      task = (await c.startTask(description)).task;
-    } else if (task.status === "paused") {
-      task = (await c.resume()).task;
-    } else {
-      task = await c.beginTurn("user prompt");
-    }
-    if (approval && task.status === "in_progress") {
-      task = await c.enableWrites({ ...approval, granted_by: GRANTED_BY });
-    }
-    const marker = task.lease ? "" : ` ${config.approve_marker}`;
-    return context("UserPromptSubmit", `longrun: task ${task.task_id} (${task.status}), turn ${task.turn_index}: ${leaseLine(task)}${marker}.`);
-  } finally {
-    await r.close();
+    return await beginTurn(prompt, approval, root, config);
+  } catch (e) {
+    const why = e instanceof LongrunError ? `${e.kind}: ${e.message}` : (e as Error).message;
+    return blockPrompt(`could not begin this turn (${why}), so the prompt was not sent; send it again, or run \`longrun status --root ${root}\` to see what is wrong`);
   }
 }
 
+async function beginTurn(prompt: string, approval: ReturnType<typeof parseApproval>, root: string, config: HookConfig): Promise<HookOutput> {
+  const wait = LOCK_WAIT_MS.UserPromptSubmit;
+  const { contract } = stateOnlyContract(root, wait);
+  let task = (await contract.status()).task;
+  const marker = config.approve_marker;
+  if (!task || task.status === "completed" || task.status === "failed" || task.status === "paused") {
+    if (!approval && (!task || task.status !== "paused")) {
+      return context("UserPromptSubmit", `longrun: no active task in this project; writes are refused until the user approves with a line starting ${marker}.`);
+    }
+    const r = await openRoot(root, wait);
+    try {
+      if (task?.status === "paused") task = (await r.contract.resume()).task;
+      else {
+        const description = prompt.split(/\r?\n/).filter((l) => !l.trim().startsWith(marker)).join("\n").trim() || approval!.reason;
+        task = (await r.contract.startTask(description)).task;
+      }
+    } finally {
+      await r.close();
+    }
+  } else {
+    task = await contract.beginTurn("user prompt");
+  }
+  if (approval && task.status === "in_progress") {
+    task = await contract.enableWrites({ ...approval, granted_by: GRANTED_BY });
+  }
+  const note = approval && task.status !== "in_progress" ? ` (the approval was not applied: the task is ${task.status})` : "";
+  return context("UserPromptSubmit", `longrun: task ${task.task_id} (${task.status}), turn ${task.turn_index}: ${leaseLine(task, marker)}${note}.`);
+}
+
 export async function sessionStart(_input: HookInput, root: string): Promise<HookOutput> {
-  const r = await openRoot(root);
+  const peek = await stateOnlyContract(root, LOCK_WAIT_MS.SessionStart).state.load();
+  if (!peek || peek.status === "completed" || peek.status === "failed") return null;
+  const r = await openRoot(root, LOCK_WAIT_MS.SessionStart);
   try {
-    const current = (await r.contract.status()).task;
-    if (!current || current.status === "completed" || current.status === "failed") return {};
     const res = await r.contract.resume();
     const t = res.task;
     const lines = [
@@ -151,22 +206,58 @@ export async function sessionStart(_input: HookInput, root: string): Promise<Hoo
   }
 }
 
-/** Stop and PreCompact: checkpoint a task in progress, so the turn's end is saved before it is claimed. */
-export async function checkpointOn(event: "Stop" | "PreCompact", input: HookInput, root: string): Promise<HookOutput> {
-  if (input.stop_hook_active === true) return {};
-  const peek = await stateOnlyContract(root).state.load();
-  if (!peek || peek.status !== "in_progress") return {};
-  const r = await openRoot(root);
+/** The longest summary a Stop or PreCompact checkpoint takes from the conversation. */
+const SUMMARY_CHARS = 4_000;
+
+function clip(text: string): string {
+  const t = text.trim();
+  return t.length > SUMMARY_CHARS ? t.slice(0, SUMMARY_CHARS - 1) + "…" : t;
+}
+
+/** What the assistant last said: the payload's field, else the transcript's tail. */
+function lastWords(input: HookInput): string {
+  if (typeof input.last_assistant_message === "string" && input.last_assistant_message.trim()) return clip(input.last_assistant_message);
+  if (typeof input.transcript_path === "string") return clip(lastAssistantText(input.transcript_path) ?? "");
+  return "";
+}
+
+/**
+ * Stop: the turn is over, so the lease ends. When the assistant said something, it is saved as a
+ * pause checkpoint (the next prompt resumes the task); with nothing to say, no empty record is made.
+ */
+export async function stop(input: HookInput, root: string): Promise<HookOutput> {
+  const { contract, state } = stateOnlyContract(root, LOCK_WAIT_MS.Stop);
+  const peek = await state.load();
+  if (!peek || peek.status === "completed" || peek.status === "failed") return null;
+  const summary = lastWords(input);
+  if (!summary || peek.status !== "in_progress") {
+    await contract.endTurn("turn ended (Stop)");
+    return null;
+  }
+  const r = await openRoot(root, LOCK_WAIT_MS.Stop);
   try {
-    const cp = await r.contract.checkpoint({
-      summary: event === "Stop" ? `end of turn ${peek.turn_index} (automatic, Stop hook)` : `before context compaction (${String(input.trigger ?? "auto")})`,
-      next_step: peek.next_step,
-      kind: event === "Stop" ? "stop" : "pre_compact",
-    });
-    return event === "PreCompact" ? { systemMessage: `longrun: checkpoint saved as ${cp.memory_id}` } : {};
+    await r.contract.checkpoint({ summary, next_step: peek.next_step, kind: "stop" });
+    return null;
   } catch (e) {
+    await contract.endTurn("turn ended (Stop); checkpoint failed").catch(() => {});
     if (e instanceof CheckpointWriteError) return { systemMessage: `longrun: ${e.message}` };
     throw e;
+  } finally {
+    await r.close();
+  }
+}
+
+/** PreCompact: a progress checkpoint, so what the context held is in memory before it is compacted. */
+export async function preCompact(input: HookInput, root: string): Promise<HookOutput> {
+  const peek = await stateOnlyContract(root, LOCK_WAIT_MS.PreCompact).state.load();
+  if (!peek || peek.status !== "in_progress") return null;
+  const said = lastWords(input);
+  const instructions = typeof input.custom_instructions === "string" && input.custom_instructions.trim() ? `; compaction instructions: ${clip(input.custom_instructions)}` : "";
+  const summary = `${said || `context compaction (${String(input.trigger ?? "auto")}) in turn ${peek.turn_index}`}${instructions}`;
+  const r = await openRoot(root, LOCK_WAIT_MS.PreCompact);
+  try {
+    await r.contract.checkpoint({ summary, next_step: peek.next_step, kind: PROGRESS_KIND });
+    return null;
   } finally {
     await r.close();
   }

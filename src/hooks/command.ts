@@ -1,21 +1,60 @@
 /**
- * `longrun hook claude <Event> [--root DIR]` and `longrun hook install claude [--root DIR]`.
- * A hook reads its event's JSON from stdin and prints its answer as JSON on stdout, exit 0.
- * PreToolUse fails closed: whatever goes wrong, it answers deny with a reason (an exit status
- * other than 0 or 2 would let the tool run silently).
+ * `longrun hook claude <Event> [--root DIR]`, `longrun hook install claude [--root DIR]` and
+ * `longrun hook uninstall claude [--root DIR]`.
+ *
+ * A hook reads its event's JSON from stdin and prints its answer on stdout. It fails closed:
+ * - PreToolUse and UserPromptSubmit answer within a deadline well under the timeout the installer
+ *   sets; when the deadline passes, or anything at all goes wrong, the tool call or the prompt is
+ *   blocked (exit 2 with the reason on stderr, the documented blocking exit);
+ * - Stop, PreCompact and SessionStart never block (a blocking Stop would make the model go on):
+ *   they report the problem and exit 0.
  */
+import { writeSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { CLAUDE_EVENTS, type ClaudeEvent, checkpointOn, failClosed, type HookInput, type HookOutput, preToolUse, sessionStart, stateOnlyContract, userPromptSubmit } from "./claude.ts";
+import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, userPromptSubmit } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
+
+/** How long each hook may take before it answers on its own (installed timeouts are far longer). */
+export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = {
+  PreToolUse: 4_000,
+  UserPromptSubmit: 15_000,
+  SessionStart: 30_000,
+  Stop: 30_000,
+  PreCompact: 30_000,
+};
+
+const BLOCKING: ReadonlySet<string> = new Set(["PreToolUse", "UserPromptSubmit"]);
+
+/** The largest hook input read; Claude Code's payloads are far smaller. */
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+let answered = false;
+
+/** Writes the one answer of this process (later attempts are ignored) and returns its exit code. */
+function answer(out: HookOutput, code = 0, stderr = ""): number {
+  if (answered) return code;
+  answered = true;
+  if (out !== null) writeSync(1, JSON.stringify(out) + "\n");
+  if (stderr) writeSync(2, stderr.endsWith("\n") ? stderr : stderr + "\n");
+  return code;
+}
+
+/** A blocking event that cannot decide: blocked, by exit status 2 with the reason on stderr. */
+function failClosed(event: string, reason: string): number {
+  const what = event === "PreToolUse" ? "the tool call is denied" : "the prompt is blocked";
+  return answer(null, 2, `longrun: ${reason}; ${what} (fail closed)`);
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
-function print(out: HookOutput): Promise<void> {
-  return new Promise((resolve) => process.stdout.write(JSON.stringify(out) + "\n", () => resolve()));
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+    size += bytes.length;
+    if (size > MAX_INPUT_BYTES) throw new Error(`the hook input is larger than ${MAX_INPUT_BYTES} bytes`);
+    chunks.push(bytes);
+  }
+  return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
 }
 
 function rootFor(flag: string | undefined, input: HookInput): string {
@@ -24,43 +63,51 @@ function rootFor(flag: string | undefined, input: HookInput): string {
   return root.replace(/\/+$/, "") || "/";
 }
 
-export async function runClaudeHook(event: string, rootFlag: string | undefined): Promise<number> {
-  const isGate = event === "PreToolUse";
-  let input: HookInput = {};
+async function handle(event: ClaudeEvent, rootFlag: string | undefined): Promise<HookOutput> {
+  const text = await readStdin();
+  let input: unknown;
   try {
-    if (!(CLAUDE_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event ${JSON.stringify(event)} (known: ${CLAUDE_EVENTS.join(", ")})`);
-    const text = await readStdin();
-    input = text.trim() ? (JSON.parse(text) as HookInput) : {};
-    if (typeof input !== "object" || input === null) throw new Error("hook input is not a JSON object");
-    const root = rootFor(rootFlag, input);
-    const config = loadHookConfig(root);
-    let out: HookOutput;
-    switch (event as ClaudeEvent) {
-      case "PreToolUse":
-        out = await preToolUse(input, root, config);
-        break;
-      case "UserPromptSubmit":
-        try {
-          out = await userPromptSubmit(input, root, config);
-        } catch (e) {
-          // The turn could not begin: make sure no lease from an earlier turn stays valid.
-          await stateOnlyContract(root).contract.endTurn("turn could not begin").catch(() => {});
-          out = { systemMessage: `longrun: could not begin the turn (${(e as Error).message}); writes stay refused` };
-        }
-        break;
-      case "SessionStart":
-        out = await sessionStart(input, root);
-        break;
-      default:
-        out = await checkpointOn(event as "Stop" | "PreCompact", input, root);
-    }
-    await print(out);
-    return 0;
+    input = JSON.parse(text);
+  } catch {
+    throw new Error("the hook input is not JSON");
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input)) throw new Error("the hook input is not a JSON object");
+  const payload = input as HookInput;
+  const root = rootFor(rootFlag, payload);
+  const config = loadHookConfig(root);
+  switch (event) {
+    case "PreToolUse":
+      return preToolUse(payload, root, config);
+    case "UserPromptSubmit":
+      return userPromptSubmit(payload, root, config);
+    case "SessionStart":
+      return sessionStart(payload, root);
+    case "Stop":
+      return payload.stop_hook_active === true ? null : stop(payload, root);
+    case "PreCompact":
+      return preCompact(payload, root);
+  }
+}
+
+export async function runClaudeHook(event: string, rootFlag: string | undefined): Promise<number> {
+  if (!(CLAUDE_EVENTS as readonly string[]).includes(event)) {
+    return failClosed(event, `unknown hook event ${JSON.stringify(event)} (known: ${CLAUDE_EVENTS.join(", ")})`);
+  }
+  const ev = event as ClaudeEvent;
+  const blocking = BLOCKING.has(ev);
+  const deadline = DEADLINE_MS[ev];
+  const timer = setTimeout(() => {
+    const code = blocking ? failClosed(ev, `no decision within ${deadline / 1000} s`) : answer({ systemMessage: `longrun: the ${ev} hook gave up after ${deadline / 1000} s` });
+    process.exit(code);
+  }, deadline);
+  try {
+    const out = await handle(ev, rootFlag);
+    return answer(out);
   } catch (e) {
     const message = (e as Error)?.message ?? String(e);
-    process.stderr.write(`longrun hook: ${message}\n`);
-    await print(isGate ? failClosed(message) : { systemMessage: `longrun: ${message}` });
-    return 0;
+    return blocking ? failClosed(ev, message) : answer({ systemMessage: `longrun: ${message}` }, 0, `longrun hook: ${message}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -70,19 +117,16 @@ export async function runHook(args: string[]): Promise<number> {
   try {
     ({ values, positionals } = parseArgs({ args, options: { root: { type: "string" } }, allowPositionals: true, strict: true }));
   } catch (e) {
-    if (args[0] === "claude" && args[1] === "PreToolUse") {
-      await print(failClosed((e as Error).message));
-      return 0;
-    }
+    if (args[0] === "claude" && BLOCKING.has(args[1] ?? "")) return failClosed(args[1]!, (e as Error).message);
     process.stderr.write(`longrun: ${(e as Error).message}; see longrun --help\n`);
     return 2;
   }
   const [a, b] = positionals;
   if (a === "claude" && b && positionals.length === 2) return runClaudeHook(b, values.root);
-  if (a === "install" && b === "claude" && positionals.length === 2) {
-    const { installClaudeHooks } = await import("./install.ts");
-    return installClaudeHooks(values.root ?? process.cwd());
+  if ((a === "install" || a === "uninstall") && b === "claude" && positionals.length === 2) {
+    const { installClaudeHooks, uninstallClaudeHooks } = await import("./install.ts");
+    return a === "install" ? installClaudeHooks(values.root ?? process.cwd()) : uninstallClaudeHooks(values.root ?? process.cwd());
   }
-  process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR]\n");
+  process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR] | longrun hook uninstall claude [--root DIR]\n");
   return 2;
 }

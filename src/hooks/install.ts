@@ -1,19 +1,43 @@
 /**
- * `longrun hook install claude [--root DIR]`: writes longrun's hooks into
- * `DIR/.claude/settings.local.json` (personal, not the shared settings.json), keeping every other
- * setting and hook there, replacing only earlier longrun entries (so running it twice changes
- * nothing), then runs each hook once, in a scratch root, to prove it answers.
+ * `longrun hook install claude [--root DIR]` and `longrun hook uninstall claude [--root DIR]`.
+ *
+ * Install lays out the root, then writes into `DIR/.claude/settings.local.json` (personal, not the
+ * shared settings.json), keeping every other setting and hook there and replacing only earlier
+ * longrun entries (running it twice changes nothing):
+ * - the hooks, with timeouts, and `onFailure: "block"` on the two that gate (a hook that cannot
+ *   start, crashes or times out then blocks instead of letting the call through; Claude Code
+ *   2.1.295 and later);
+ * - permission deny rules for longrun's files (project-relative and absolute forms);
+ * - Claude Code's Bash sandbox, with longrun's files denied to every sandboxed command and its
+ *   children (the operating-system boundary behind the hook's best-effort parsing), no way for a
+ *   command to leave the sandbox, and no automatic approval of sandboxed commands;
+ * and adds `.claude/commands/approve.md` (so a prompt starting with /approve is a real command the
+ * model cannot invoke) and longrun's files to `.gitignore`. It then runs each hook once, in a
+ * scratch root, to prove it answers. Uninstall removes what install added.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveRoot } from "../root.ts";
 import { selfArgv } from "../runtime/index.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
+import { DEFAULT_MARKER } from "./approval.ts";
 import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
 
 const MARK = " hook claude ";
+
+/** Seconds Claude Code waits for each hook; each answers on its own well before (DEADLINE_MS). */
+export const HOOK_TIMEOUTS: Readonly<Record<ClaudeEvent, number>> = {
+  PreToolUse: 10,
+  UserPromptSubmit: 30,
+  SessionStart: 60,
+  Stop: 60,
+  PreCompact: 60,
+};
+
+/** The hooks whose failure must block: the gate and the turn boundary. */
+const BLOCK_ON_FAILURE: ReadonlySet<ClaudeEvent> = new Set(["PreToolUse", "UserPromptSubmit"]);
 
 function shellQuote(s: string): string {
   return /^[A-Za-z0-9_\/.:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -23,37 +47,134 @@ export function hookCommand(self: string[], event: ClaudeEvent, root: string): s
   return [...self, "hook", "claude", event, "--root", root].map(shellQuote).join(" ");
 }
 
-type Group = { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] };
+type HookEntry = { type: string; command: string; timeout?: number; onFailure?: string };
+type Group = { matcher?: string; hooks: HookEntry[] };
+
+/** longrun's own files, relative to the root. */
+const OWN_FILES = [".longrun", "memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal", "raw_data"];
 
 /**
- * Claude Code's own permission rules for longrun's files: a Read deny rule also covers the Grep
- * and Glob tools, which search whole directories (a `grep` for "token" over the project would
- * otherwise read `.longrun/http.json`); Edit covers NotebookEdit. Defence in depth beside the hook.
+ * Claude Code permission deny rules: `/x` is relative to the project (the settings file's
+ * source), `//x` is absolute. A Read deny also covers Grep and Glob; Edit covers every file tool.
  */
-export const DENY_RULES = [
-  "Read(./.longrun/**)",
-  "Edit(./.longrun/**)",
-  "Read(./memory.db*)",
-  "Edit(./memory.db*)",
-  "Read(./raw_data/**)",
-  "Edit(./raw_data/**)",
-];
-
-/** `settings` with longrun's hooks for `root` in place of any earlier longrun hooks, and its deny rules added. */
-export function withLongrunHooks(settings: Record<string, unknown>, self: string[], root: string): Record<string, unknown> {
-  const hooks = { ...((settings.hooks as Record<string, Group[]> | undefined) ?? {}) };
-  for (const event of CLAUDE_EVENTS) {
-    const kept = (hooks[event] ?? []).filter((g) => !g.hooks?.some((h) => typeof h.command === "string" && h.command.includes(MARK)));
-    const group: Group = {
-      ...(event === "PreToolUse" ? { matcher: "*" } : {}),
-      hooks: [{ type: "command", command: hookCommand(self, event, root), timeout: event === "PreToolUse" ? 10 : 60 }],
-    };
-    hooks[event] = [...kept, group];
+export function denyRules(root: string): string[] {
+  const rules: string[] = [];
+  for (const form of ["/", `/${root}/`]) {
+    rules.push(`Read(${form}.longrun/**)`, `Edit(${form}.longrun/**)`, `Read(${form}memory.db*)`, `Edit(${form}memory.db*)`, `Read(${form}raw_data/**)`, `Edit(${form}raw_data/**)`);
+    rules.push(`Edit(${form}.claude/settings.json)`, `Edit(${form}.claude/settings.local.json)`, `Edit(${form}.claude/commands/approve.md)`);
   }
-  const permissions = { ...((settings.permissions as Record<string, unknown> | undefined) ?? {}) };
+  rules.push("Edit(~/.claude/settings.json)", "Edit(~/.claude/settings.local.json)", "Edit(~/.claude.json)");
+  return rules;
+}
+
+/** Paths the sandbox keeps from every Bash command and its children. */
+export function sandboxPaths(root: string, exe: string | null): { denyWrite: string[]; denyRead: string[] } {
+  const own = OWN_FILES.map((f) => join(root, f));
+  const home = homedir();
+  const denyWrite = [...own, join(root, ".claude"), join(root, ".git", "config"), join(root, ".git", "hooks"), join(home, ".claude", "settings.json"), join(home, ".claude.json")];
+  if (exe) denyWrite.push(exe);
+  return { denyWrite, denyRead: own };
+}
+
+const isOurs = (h: { command?: unknown }) => typeof h.command === "string" && h.command.includes(MARK);
+
+/** `settings` with longrun's hooks, deny rules and sandbox paths for `root` in place of any earlier ones. */
+export function withLongrunHooks(settings: Record<string, unknown>, self: string[], root: string): Record<string, unknown> {
+  const base = withoutLongrun(settings, root, self);
+  const hooks = { ...((base.hooks as Record<string, Group[]> | undefined) ?? {}) };
+  for (const event of CLAUDE_EVENTS) {
+    const entry: HookEntry = { type: "command", command: hookCommand(self, event, root), timeout: HOOK_TIMEOUTS[event] };
+    if (BLOCK_ON_FAILURE.has(event)) entry.onFailure = "block";
+    hooks[event] = [...(hooks[event] ?? []), { ...(event === "PreToolUse" ? { matcher: "*" } : {}), hooks: [entry] }];
+  }
+  const permissions = { ...((base.permissions as Record<string, unknown> | undefined) ?? {}) };
   const deny = Array.isArray(permissions.deny) ? (permissions.deny as unknown[]) : [];
-  permissions.deny = [...deny, ...DENY_RULES.filter((r) => !deny.includes(r))];
-  return { ...settings, hooks, permissions };
+  permissions.deny = [...deny, ...denyRules(root).filter((r) => !deny.includes(r))];
+  const sandbox = { ...((base.sandbox as Record<string, unknown> | undefined) ?? {}) };
+  const fs = { ...((sandbox.filesystem as Record<string, unknown> | undefined) ?? {}) };
+  const paths = sandboxPaths(root, compiledExe(self));
+  for (const key of ["denyWrite", "denyRead"] as const) {
+    const have = Array.isArray(fs[key]) ? (fs[key] as unknown[]) : [];
+    fs[key] = [...have, ...paths[key].filter((p) => !have.includes(p))];
+  }
+  sandbox.enabled = true;
+  sandbox.allowUnsandboxedCommands = false;
+  sandbox.autoAllowBashIfSandboxed = false;
+  sandbox.filesystem = fs;
+  return { ...base, hooks, permissions, sandbox };
+}
+
+/** `settings` with everything longrun added for `root` taken out again (hooks, rules, sandbox paths). */
+export function withoutLongrun(settings: Record<string, unknown>, root: string, self: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...settings };
+  if (settings.hooks && typeof settings.hooks === "object") {
+    const hooks: Record<string, Group[]> = {};
+    for (const [event, groups] of Object.entries(settings.hooks as Record<string, Group[]>)) {
+      const kept = (Array.isArray(groups) ? groups : []).filter((g) => !g.hooks?.some(isOurs));
+      if (kept.length) hooks[event] = kept;
+    }
+    out.hooks = hooks;
+  }
+  if (settings.permissions && typeof settings.permissions === "object") {
+    const p = { ...(settings.permissions as Record<string, unknown>) };
+    if (Array.isArray(p.deny)) {
+      const ours = new Set(denyRules(root));
+      p.deny = (p.deny as unknown[]).filter((r) => !(typeof r === "string" && ours.has(r)));
+    }
+    out.permissions = p;
+  }
+  if (settings.sandbox && typeof settings.sandbox === "object") {
+    const s = { ...(settings.sandbox as Record<string, unknown>) };
+    if (s.filesystem && typeof s.filesystem === "object") {
+      const fs = { ...(s.filesystem as Record<string, unknown>) };
+      const ours = sandboxPaths(root, compiledExe(self));
+      for (const key of ["denyWrite", "denyRead"] as const) {
+        if (Array.isArray(fs[key])) fs[key] = (fs[key] as unknown[]).filter((x) => !(typeof x === "string" && ours[key].includes(x)));
+      }
+      s.filesystem = fs;
+    }
+    out.sandbox = s;
+  }
+  return out;
+}
+
+/** The executable to protect: the compiled binary itself (not a runtime running the sources). */
+function compiledExe(self: string[]): string | null {
+  return self.length === 1 ? self[0]! : null;
+}
+
+export const APPROVE_COMMAND_MARK = "<!-- installed by longrun hook install -->";
+
+/** `.claude/commands/approve.md`: makes `/approve …` a real command that only the user can run. */
+export function approveCommand(marker = DEFAULT_MARKER): string {
+  return [
+    "---",
+    "description: Approve file writes for this turn only (longrun write lease)",
+    "argument-hint: [scope=src/**,docs/**] [ttl=10m] [uses=3] what to do",
+    "disable-model-invocation: true",
+    "---",
+    APPROVE_COMMAND_MARK,
+    `The user approved writes for this turn with ${marker} (longrun grants the lease; it ends with the turn). The user's instruction: $ARGUMENTS`,
+    "",
+  ].join("\n");
+}
+
+const GITIGNORE_LINES = ["# longrun: state, tokens and memory (memory holds the user's words verbatim)", ".longrun/", "memory.db*", "raw_data/"];
+
+function addToGitignore(root: string): string[] {
+  const file = join(root, ".gitignore");
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOENT") throw e;
+  }
+  const have = new Set(text.split(/\r?\n/).map((l) => l.trim()));
+  const missing = GITIGNORE_LINES.slice(1).filter((l) => !have.has(l) && !have.has("/" + l));
+  if (missing.length === 0) return [];
+  const add = (text && !text.endsWith("\n") ? "\n" : "") + [GITIGNORE_LINES[0], ...missing].join("\n") + "\n";
+  writeFileAtomic(file, text + add);
+  return missing;
 }
 
 const SAMPLES: Record<ClaudeEvent, Record<string, unknown>> = {
@@ -77,6 +198,21 @@ function runOnce(argv: string[], input: string): Promise<{ code: number | null; 
   });
 }
 
+function readSettings(file: string): Record<string, unknown> | string {
+  try {
+    const v = JSON.parse(readFileSync(file, "utf8"));
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return `${file} does not hold a JSON object; fix it first, nothing was changed`;
+    return v as Record<string, unknown>;
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return {};
+    return `${file} exists but is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`;
+  }
+}
+
+function which(program: string): boolean {
+  return (process.env.PATH ?? "").split(":").some((d) => d && existsSync(join(d, program)));
+}
+
 export async function installClaudeHooks(rootArg: string): Promise<number> {
   let root: string;
   try {
@@ -87,19 +223,29 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
   }
   const dir = join(root, ".claude");
   const file = join(dir, "settings.local.json");
-  let settings: Record<string, unknown> = {};
-  try {
-    settings = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    if ((e as { code?: string }).code !== "ENOENT") {
-      process.stderr.write(`longrun: ${file} exists but is not valid JSON (${(e as Error).message}); fix it first, nothing was changed\n`);
-      return 1;
-    }
+  const settings = readSettings(file);
+  if (typeof settings === "string") {
+    process.stderr.write(`longrun: ${settings}\n`);
+    return 1;
   }
+  // The root's files must exist before the sandbox can deny them.
+  const { Root } = await import("../root.ts");
+  await (await Root.open(root, { searchInWorker: false })).close();
   const self = selfArgv();
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(dir, "commands"), { recursive: true });
   writeFileAtomic(file, JSON.stringify(withLongrunHooks(settings, self, root), null, 2) + "\n");
-  process.stdout.write(`wrote longrun hooks for ${root} into ${file}\n`);
+  process.stdout.write(`wrote longrun hooks, deny rules and sandbox settings for ${root} into ${file}\n`);
+  const command = join(dir, "commands", "approve.md");
+  writeFileAtomic(command, approveCommand());
+  process.stdout.write(`wrote ${command} (/approve is a command only the user can run)\n`);
+  const ignored = addToGitignore(root);
+  if (ignored.length) process.stdout.write(`added ${ignored.join(" ")} to ${join(root, ".gitignore")}\n`);
+  if (process.platform === "linux" && !(which("bwrap") && which("socat"))) {
+    process.stdout.write(
+      "warning: Claude Code's sandbox needs bubblewrap and socat on Linux (apt-get install bubblewrap socat);\n" +
+        "         without them Claude Code runs Bash unsandboxed and longrun's files are protected by the hook's checks alone\n",
+    );
+  }
 
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "longrun-hook-check-")));
   let failed = 0;
@@ -127,6 +273,37 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
     process.stderr.write(`longrun: ${failed} hook(s) did not answer as expected\n`);
     return 1;
   }
-  process.stdout.write(`all ${CLAUDE_EVENTS.length} hooks answer; approve writes for one turn by starting a line of your prompt with /approve\n`);
+  process.stdout.write(`all ${CLAUDE_EVENTS.length} hooks answer; approve writes for one turn by starting a line of your prompt with ${DEFAULT_MARKER}\n`);
+  return 0;
+}
+
+export function uninstallClaudeHooks(rootArg: string): number {
+  let root: string;
+  try {
+    root = resolveRoot(rootArg);
+  } catch (e) {
+    process.stderr.write(`longrun: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const file = join(root, ".claude", "settings.local.json");
+  const settings = readSettings(file);
+  if (typeof settings === "string") {
+    process.stderr.write(`longrun: ${settings}\n`);
+    return 1;
+  }
+  if (existsSync(file)) {
+    writeFileAtomic(file, JSON.stringify(withoutLongrun(settings, root, selfArgv()), null, 2) + "\n");
+    process.stdout.write(`removed longrun's hooks, deny rules and sandbox paths from ${file} (the sandbox itself stays as it is)\n`);
+  }
+  const command = join(root, ".claude", "commands", "approve.md");
+  try {
+    if (readFileSync(command, "utf8").includes(APPROVE_COMMAND_MARK)) {
+      unlinkSync(command);
+      process.stdout.write(`removed ${command}\n`);
+    }
+  } catch {
+    // not there
+  }
+  process.stdout.write("longrun's files (.longrun/, memory.db, raw_data/) and .gitignore lines are left in place: they hold your task and memory\n");
   return 0;
 }

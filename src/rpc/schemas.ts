@@ -10,6 +10,10 @@ export const shortText = (min = 1) => v.pipe(v.string(), v.minLength(min), v.max
 export const longText = (min = 1) => v.pipe(v.string(), v.minLength(min), v.maxLength(LIMITS.text_chars));
 export const stringList = () =>
   v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200))), v.maxLength(LIMITS.list_items));
+/** Text that names an action or a path: no control characters (NUL, newline, escape, …). */
+const noControl = v.regex(/^[^\u0000-\u001f\u007f]*$/, "control characters (NUL, newlines, escapes) are not allowed in actions and paths");
+export const actionText = () => v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.short_text_chars), noControl);
+export const patternList = () => v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200), noControl)), v.maxLength(LIMITS.list_items));
 export const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
 
 const root = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096)));
@@ -31,15 +35,16 @@ export const S = {
     kind: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.-]{0,39}$/, "kind is a short lowercase label"))),
   }),
   taskFinish: params({ summary: v.optional(longText(0)) }),
+  taskRecover: params({ force: v.optional(v.boolean()) }),
   turn: params({ reason: v.optional(shortText()) }),
   writesEnable: params({
     reason: shortText(),
-    scope: v.optional(stringList()),
+    scope: v.optional(patternList()),
     ttl_seconds: v.optional(positiveInt(7 * 24 * 3600)),
     max_uses: v.optional(positiveInt(1_000_000)),
   }),
-  writesRequest: params({ reason: shortText(), scope: v.optional(stringList()) }),
-  writesRequire: params({ action: shortText() }),
+  writesRequest: params({ reason: shortText(), scope: v.optional(patternList()) }),
+  writesRequire: params({ action: actionText() }),
   memorySave: params({
     type: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,39}$/, "type is a short lowercase label such as note or decision")),
     title: shortText(),

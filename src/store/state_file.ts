@@ -9,6 +9,7 @@ import type { Clock, CrashPoint, StateStore, StateTx } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
 import { fileLocker, type FileLock } from "../runtime/index.ts";
 import { fsyncDir, writeFileAtomic } from "./atomic.ts";
+import { lockHolder } from "./lock_holder.ts";
 import { decodeState, encodeState } from "./state_codec.ts";
 import { dirname } from "node:path";
 
@@ -106,10 +107,11 @@ export class FileStateStore implements StateStore {
       const lock = await locker.tryLock(this.#lockPath);
       if (lock) return lock;
       if (Date.now() >= deadline) {
+        const holder = lockHolder(this.#lockPath);
         throw new ConflictError(
-          `Root is busy: another process has held ${this.#lockPath} for over ${this.#lockTimeoutMs} ms; ` +
-            `retry, or find the process that is stuck`,
-          { reason: "lock_timeout", lock_path: this.#lockPath },
+          `Root is busy: ${holder ? `process ${holder.pid}${holder.command ? ` (${holder.command})` : ""}` : "another process"} has held ${this.#lockPath} ` +
+            `for over ${this.#lockTimeoutMs} ms; retry, or stop the process that holds it`,
+          { reason: "lock_timeout", lock_path: this.#lockPath, holder_pid: holder?.pid ?? null },
         );
       }
       await new Promise((r) => setTimeout(r, wait));

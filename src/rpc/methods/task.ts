@@ -1,24 +1,6 @@
 /** task.*, turn.* and writes.*: the contract of seed 002 over the protocol. */
-import { UnauthorizedError } from "../../core/errors.ts";
-import { type CallContext, callerName, method } from "../method.ts";
+import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
-
-/**
- * A task waiting for verification leaves that state only by the verifier's decision (accepted,
- * sent back to work, or failed): the host's, never the agent's, or it could send itself back to
- * in_progress and complete itself from there.
- */
-async function refuseSelfVerification(ctx: CallContext, method: string): Promise<void> {
-  if (ctx.caller.side !== "agent") return;
-  const task = await ctx.root.state.load();
-  if (task?.status === "waiting_verification") {
-    throw new UnauthorizedError(
-      `Refused: task ${task.task_id} is waiting_verification, and only the host (the person verifying) may decide what happens next; ` +
-        `ask the host to accept it or send it back`,
-      { method, side_required: "host", side: "agent" },
-    );
-  }
-}
 
 export const taskMethods = [
   method({
@@ -46,10 +28,7 @@ export const taskMethods = [
     params: S.taskTransition,
     lane: "state",
     readOnly: false,
-    handler: async (ctx, p) => {
-      await refuseSelfVerification(ctx, "task.transition");
-      return { task: await ctx.root.contract.transition(p.to, p.reason) };
-    },
+    handler: async ({ root, caller }, p) => ({ task: await root.contract.transition(p.to, p.reason, caller.side) }),
   }),
   method({
     name: "task.checkpoint",
@@ -72,11 +51,11 @@ export const taskMethods = [
   method({
     name: "task.recover",
     side: "agent",
-    summary: "Rebuild the task from the newest checkpoint machine line in memory; new turn, read-only",
-    params: S.empty,
+    summary: "Rebuild a lost or corrupt task state from the newest checkpoint machine line in memory; new turn, read-only (force: host only)",
+    params: S.taskRecover,
     lane: "state",
     readOnly: false,
-    handler: ({ root }) => root.contract.recoverFromMemory(),
+    handler: ({ root, caller }, p) => root.contract.recoverFromMemory({ force: p.force === true, by: caller.side }),
   }),
   method({
     name: "task.finish",
@@ -85,10 +64,7 @@ export const taskMethods = [
     params: S.taskFinish,
     lane: "state",
     readOnly: false,
-    handler: async (ctx, p) => {
-      await refuseSelfVerification(ctx, "task.finish");
-      return ctx.root.contract.finish(p.summary);
-    },
+    handler: ({ root, caller }, p) => root.contract.finish(p.summary, caller.side),
   }),
   method({
     name: "turn.begin",

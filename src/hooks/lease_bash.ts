@@ -1,0 +1,327 @@
+/**
+ * What a Bash command may never do, even under a lease: reach a protected path, or run one of
+ * longrun's host-side commands. Best effort by nature (a shell can compute anything), so it refuses
+ * whatever it cannot see through:
+ * - a word with an expansion it cannot know (`$x`, `${D}run`, `$(…)`), since it could spell any path;
+ * - a program named by an expansion or a pattern (`l$(true)ongrun`, `$X serve`, `./l*`);
+ * - a glob that could match a protected path (`.longr*`, `rm -rf *` beside memory.db);
+ * - longrun's executable anywhere except as `longrun status` (or --version / --help);
+ * - inline code for an interpreter (`python -c`, `node -e`, `perl -e`, code piped into one), and
+ *   `xargs`, which build commands from data the gate does not see; `sh -c '…'` and `eval '…'`
+ *   with literal text are parsed and checked like the rest;
+ * - `find` with an action (-delete, -exec, …) unless its name tests exclude every protected name.
+ * Quotes, escapes, ANSI-C strings, braces, `..`, symlinks, case and hard links are seen through.
+ * The operating system's boundary (Claude Code's sandbox, set up by `hook install`) is what
+ * stops a program that computes a path at run time.
+ */
+import { basename } from "node:path";
+import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectContext, resolveExisting, textHit } from "./protect.ts";
+import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
+import { hasAny, isLiteral, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
+
+/** Interpreters, by name pattern, with the options that hand them code inline. */
+const INTERPRETERS: readonly { name: RegExp; inline: readonly string[] }[] = [
+  { name: /^python[0-9.]*$|^pypy[0-9.]*$/, inline: ["-c"] },
+  { name: /^(node|nodejs)$/, inline: ["-e", "--eval", "-p", "--print"] },
+  { name: /^bun$/, inline: ["-e", "--eval", "-p", "--print"] },
+  { name: /^deno$/, inline: ["eval", "-e"] },
+  { name: /^perl[0-9.]*$/, inline: ["-e", "-E"] },
+  { name: /^ruby[0-9.]*$/, inline: ["-e"] },
+  { name: /^php[0-9.]*$/, inline: ["-r"] },
+  { name: /^(lua|luajit)[0-9.]*$/, inline: ["-e"] },
+  { name: /^(tclsh|wish)[0-9.]*$/, inline: [] },
+  { name: /^osascript$/, inline: ["-e"] },
+  { name: /^(Rscript|R)$/, inline: ["-e"] },
+  { name: /^julia$/, inline: ["-e", "-E"] },
+  { name: /^(awk|gawk|mawk|nawk|busybox)$/, inline: ["*"] },
+  { name: /^(vi|vim|nvim|ex|emacs)$/, inline: ["-c", "+", "--cmd", "--eval"] },
+];
+
+/** Shells: `-c` text and heredoc bodies are parsed as scripts and checked like the command itself. */
+const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/;
+
+/** Programs that build and run commands from input the gate never sees. */
+const COMMAND_BUILDERS = new Set(["xargs", "parallel"]);
+
+/** Programs that run a shell command given as one argument (`su -c '…'`, `watch '…'`). */
+const SHELL_STRING_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  su: ["-c", "--command"],
+  runuser: ["-c", "--command"],
+  script: ["-c", "--command"],
+  flock: ["-c", "--command"],
+  watch: ["*"],
+  env: ["-S", "--split-string"],
+};
+
+/**
+ * Whether an interpreter gets its code inline: an inline option among its own options (before
+ * the script or module operand), or code on stdin with no script operand at all.
+ */
+function inlineCode(inline: readonly string[], after: readonly string[], stdin: Command["stdin"]): boolean {
+  if (inline.includes("*")) return !after.some((t, k) => t === "-f" || (t.startsWith("-f") && t.length > 2) || (after[k - 1] === "-f"));
+  let operand = false;
+  for (const t of after) {
+    if (inline.includes(t) || (inline.includes("+") && t.startsWith("+"))) return true;
+    if (!t.startsWith("-") || t === "-") {
+      operand = t !== "-";
+      break;
+    }
+    if (t === "-m") {
+      operand = true; // python -m module: the module's own options follow
+      break;
+    }
+    if (t.startsWith("--")) continue;
+    // a cluster (-Bc) or an attached value (-cCODE) of a one-letter inline option
+    if (inline.some((f) => f.length === 2 && f[0] === "-" && (t.slice(1).includes(f[1]!) || t.startsWith(f)))) return true;
+  }
+  return !operand && (stdin === "pipe" || stdin === "data");
+}
+
+/** `git -c KEY=VALUE` may only set keys that cannot make git run a program. */
+const GIT_SAFE_KEYS = /^(user\.(name|email)|commit\.gpgsign|tag\.gpgsign|core\.autocrlf|core\.quotepath|init\.defaultbranch|color\.[a-z.]+|advice\.[a-z]+|pull\.rebase|push\.default|merge\.ff|rebase\.autostash|core\.safecrlf|diff\.renames|log\.showsignature)$/;
+
+function gitConfigOverride(after: readonly string[]): string | null {
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
+    if (t === "--config-env" || t.startsWith("--config-env=")) return "git --config-env can make git run any program";
+    let setting: string | undefined;
+    if (t === "-c") setting = after[k + 1];
+    else if (t.startsWith("-c") && t.length > 2) setting = t.slice(2);
+    else if (!t.startsWith("-")) break; // the subcommand: its own -c means something else
+    if (setting === undefined) continue;
+    const key = setting.split("=")[0]!.toLowerCase();
+    if (!GIT_SAFE_KEYS.test(key)) return `git -c ${key} is not allowed under a lease (configuration can make git run any program); allowed: user.name, user.email, commit.gpgsign, …`;
+  }
+  return null;
+}
+
+const FIND_ACTIONS = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"]);
+const FIND_NAME_TESTS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"]);
+const FIND_OR = new Set(["-o", "-or", "!", "-not", ",", "(", ")"]);
+
+export interface LeaseBashContext {
+  protect: ProtectContext;
+  env: WordEnv;
+}
+
+/** Why `command` is refused under any lease, or null when nothing here objects. */
+export function leaseRefusal(command: string, c: LeaseBashContext): string | null {
+  let script: Script;
+  try {
+    script = parseShell(command);
+  } catch (e) {
+    if (e instanceof ShellParseError) return `longrun cannot read this command with certainty (${e.message})`;
+    throw e;
+  }
+  return scriptRefusal(script, c, 0);
+}
+
+function scriptRefusal(script: Script, c: LeaseBashContext, depth: number): string | null {
+  if (depth > 8) return "shell text nested too deeply to check";
+  const commands = allCommands(script);
+  const dotglob = commands.some((cmd) => {
+    const p = cmd.words[0] ? literalOf(cmd.words[0]) : null;
+    return p === "shopt" || p === "set" || cmd.assigns.some((a) => /^GLOBIGNORE/.test(a.raw));
+  });
+  let cwd = c.env.cwd;
+  for (const cmd of commands) {
+    const ctx: LeaseBashContext = { protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
+    const why = commandRefusal(cmd, ctx, dotglob, depth);
+    if (why) return why;
+    const next = cdTarget(cmd, ctx);
+    if (next) cwd = next;
+  }
+  return null;
+}
+
+/** The directory a literal `cd DIR` moves to (for the commands after it). */
+function cdTarget(cmd: Command, c: LeaseBashContext): string | null {
+  const words = cmd.words.map((w) => literalOf(w));
+  if (words[0] !== "cd" || words.length !== 2 || words[1] === null) return null;
+  const arg = words[1]!;
+  const abs = arg.startsWith("/") ? arg : arg.startsWith("~/") ? c.env.home + arg.slice(1) : `${c.env.cwd}/${arg}`;
+  return resolveExisting(abs);
+}
+
+interface Arg {
+  tokens: Tok[];
+  raw: string;
+  text: string;
+  literal: boolean;
+}
+
+function expand(words: readonly Word[], c: LeaseBashContext): Arg[] | string {
+  const out: Arg[] = [];
+  for (const w of words) {
+    const alts = wordPatterns(w, c.env);
+    if (alts === null) return `${JSON.stringify(w.raw)} expands to too many words to check`;
+    for (const a of alts) {
+      if (hasAny(a)) {
+        return `longrun cannot tell what ${JSON.stringify(w.raw)} expands to, and under any lease a word that could name longrun's files is refused; spell the path out`;
+      }
+      out.push({ tokens: a, raw: w.raw, text: textOf(a), literal: isLiteral(a) });
+    }
+  }
+  return out;
+}
+
+function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, depth: number): string | null {
+  const all = expand([...cmd.assigns, ...cmd.words], c);
+  if (typeof all === "string") return all;
+  const targets = expand(cmd.redirects.filter((r) => !r.heredoc).map((r) => r.target), c);
+  if (typeof targets === "string") return targets;
+  const words = all.slice(cmd.assigns.length);
+
+  // Every word and redirection target: a path into protected files, or text naming them.
+  for (const a of [...all, ...targets]) {
+    if (isAgentInvocation(words, a)) continue;
+    const hit = pathHit(a.tokens, "write", c.protect, dotglob);
+    if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what} (${hit.path})`;
+    if (a.literal) {
+      const t = textHit(a.text, "write", c.protect);
+      if (t) return `${JSON.stringify(a.raw)} names ${t}`;
+    }
+  }
+  for (const r of cmd.redirects) {
+    if (r.heredoc?.literal) {
+      const t = textHit(r.heredoc.body, "write", c.protect);
+      if (t) return `the heredoc names ${t}`;
+    }
+  }
+
+  const program = words[0];
+  if (!program) return null;
+  if (!program.literal) return `the program ${JSON.stringify(program.raw)} is a pattern, so longrun cannot tell what runs`;
+  const texts = words.map((w) => w.text);
+
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const name = basename(w.text);
+    // longrun itself, by any name or path, except `longrun status` and friends
+    if (w.literal && isLongrunProgram(w.text, c.protect) && !(i === 0 && AGENT_SUBCOMMANDS.has(texts[1] ?? ""))) {
+      return `it runs or handles longrun's executable (${JSON.stringify(w.raw)} ${texts[i + 1] ?? ""}); only \`longrun status\` is the agent's, the rest is the user's side`;
+    }
+    if (!w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${JSON.stringify(w.raw)} could name longrun's executable`;
+    if (COMMAND_BUILDERS.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
+    const interp = INTERPRETERS.find((x) => x.name.test(name));
+    if (interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none")) {
+      return `${name} runs code given inline, which longrun cannot check; write the code to a file in the project and run that file`;
+    }
+    if (name === "git") {
+      const why = gitConfigOverride(texts.slice(i + 1));
+      if (why) return why;
+    }
+    if (SHELLS.test(name)) {
+      const why = shellRefusal(cmd, words, i, c, depth);
+      if (why) return why;
+    }
+    const shellFlags = SHELL_STRING_FLAGS[name];
+    if (shellFlags?.length) {
+      for (let k = i + 1; k < words.length; k++) {
+        if (shellFlags.includes("*") || shellFlags.includes(texts[k - 1]!)) {
+          const why = nestedRefusal(texts[k]!, c, depth);
+          if (why) return why;
+          if (!shellFlags.includes("*")) break;
+        }
+      }
+    }
+  }
+
+  const first = texts[0]!;
+  if (first === "eval") {
+    const why = nestedRefusal(texts.slice(1).join(" "), c, depth);
+    if (why) return `eval: ${why}`;
+  }
+  if ((first === "cd" || first === "pushd") && texts[1] === "-") return "cd - goes to a directory longrun cannot see";
+  if (first === "popd") return "popd goes to a directory longrun cannot see";
+  const findAt = words.findIndex((w) => w.literal && basename(w.text) === "find");
+  if (findAt >= 0) {
+    const why = findRefusal(words.slice(findAt + 1), dotglob);
+    if (why) return why;
+  }
+  return null;
+}
+
+/** `longrun status` in command position is the agent's own; its words may name longrun. */
+function isAgentInvocation(words: Arg[], a: Arg): boolean {
+  return words[0] === a && AGENT_SUBCOMMANDS.has(words[1]?.text ?? "");
+}
+
+function matchesExeName(tokens: readonly Tok[], ctx: ProtectContext, dotglob: boolean): boolean {
+  const last: Tok[] = [];
+  for (const t of tokens) {
+    if (t.t === "c" && t.c === "/") last.length = 0;
+    else last.push(t);
+  }
+  return ctx.exeNames.some((n) => tokensMatch(last, n, dotglob));
+}
+
+function nestedRefusal(text: string, c: LeaseBashContext, depth: number): string | null {
+  let script: Script;
+  try {
+    script = parseShell(text);
+  } catch (e) {
+    if (e instanceof ShellParseError) return `shell text longrun cannot read (${e.message})`;
+    throw e;
+  }
+  return scriptRefusal(script, c, depth + 1);
+}
+
+/** `sh -c TEXT`, `bash script.sh`, `sh < file`, `bash <<EOF`: check the text when it is there. */
+function shellRefusal(cmd: Command, words: Arg[], at: number, c: LeaseBashContext, depth: number): string | null {
+  const after = words.slice(at + 1);
+  const ci = after.findIndex((w) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.text));
+  if (ci >= 0) {
+    const body = after[ci + 1];
+    if (!body) return "a shell -c without its text";
+    return nestedRefusal(body.text, c, depth);
+  }
+  const operand = after.find((w) => !w.text.startsWith("-") && !w.text.startsWith("+"));
+  if (operand) return null; // a script file: what it does is bounded by the sandbox, its path was checked above
+  if (at === 0 && cmd.stdin === "data") {
+    const h = cmd.redirects.find((r) => r.heredoc)?.heredoc;
+    if (h?.literal) return nestedRefusal(h.body, c, depth);
+    if (h) {
+      const text = h.parts.every((p) => p.t === "lit") ? h.parts.map((p) => (p as { v: string }).v).join("") : null;
+      if (text !== null) return nestedRefusal(text, c, depth);
+      return "a shell reading a heredoc with expansions longrun cannot know";
+    }
+    return "a shell reading a here-string; put the commands in the command itself";
+  }
+  if (at === 0 && cmd.stdin === "pipe") return "a shell reading commands from a pipe, which longrun cannot check";
+  return null;
+}
+
+/**
+ * Names a `find` action could hit inside protected places: the protected names themselves and the
+ * files longrun and Claude Code keep in them (raw bodies are `<kind>-<hash16>-<rand8>.txt`).
+ */
+const PROTECTED_CHILDREN = [
+  "state.json", "http.json", "hooks.json", "lock", "pending_checkpoint.json", "state.json.corrupt-x", "x.tmp",
+  "m-0123456789abcdef-01234567.txt", "a-0123456789abcdef-01234567.txt", "c-0123456789abcdef-01234567.txt",
+  "settings.json", "settings.local.json", "commands", "approve.md", "config", "hooks", "pre-commit",
+];
+
+/** `find` with an action must be narrowed by name tests that no protected name can pass. */
+function findRefusal(args: Arg[], dotglob: boolean): string | null {
+  const texts = args.map((a) => a.text);
+  if (!texts.some((t) => FIND_ACTIONS.has(t))) return null;
+  if (texts.some((t) => FIND_OR.has(t))) return "find with an action and -o, !, -not or parentheses cannot be shown to spare longrun's files";
+  const tests: { path: boolean; pattern: Tok[] }[] = [];
+  for (let i = 0; i < args.length - 1; i++) if (FIND_NAME_TESTS.has(texts[i]!)) tests.push({ path: texts[i]!.includes("path"), pattern: globTokens(texts[i + 1]!) });
+  if (tests.length === 0) return "find with an action needs a -name or -path test, so that longrun's files are never among its matches";
+  const names = [...PROTECTED.flatMap((r) => r.segments.flat()).filter((n) => n !== "*"), ...PROTECTED_CHILDREN];
+  const paths = PROTECTED.flatMap((r) => r.segments[0]!.flatMap((first) => [first, ...PROTECTED_CHILDREN.map((c) => `${first}/${c}`)]));
+  // the tests are all required (no -o), so one test that no protected entry passes is enough
+  for (const t of tests) {
+    const candidates = t.path ? paths.flatMap((p) => [`./${p}`, p, `x/${p}`, `./x/${p}`]) : names;
+    if (!candidates.some((n) => tokensMatch(t.pattern, n.toLowerCase(), true))) return null;
+  }
+  void dotglob;
+  return "find's name tests could match one of longrun's or Claude Code's protected files (exclude them with a narrower -name or -path)";
+}
+
+/** A find -name pattern (its own glob syntax) as tokens; `*` there also crosses `/` for -path. */
+function globTokens(p: string): Tok[] {
+  return [...p.toLowerCase()].map((ch) => (ch === "*" ? ({ t: "any" } as Tok) : ch === "?" ? ({ t: "one" } as Tok) : ({ t: "c", c: ch } as Tok)));
+}

@@ -1,0 +1,273 @@
+/**
+ * The files no agent may touch, whatever its lease says, as one table (policy as data), and the
+ * checks that decide whether a path, a glob or a piece of text reaches one of them.
+ *
+ * Names compare case-insensitively and after Unicode NFKC folding (`.LONGRUN`, fullwidth dots);
+ * literal paths are resolved (`..`, the working directory, `~`, symlinked parents and targets)
+ * before they compare, and a file with several hard links is compared by inode. A glob reaches a
+ * protected path when it could match it under bash's rules. Parsing a shell is best effort: the
+ * README says which protections the operating system enforces (Claude Code's sandbox) and which
+ * rest on these checks.
+ */
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import { type Tok, tokensMatch } from "./shell/words.ts";
+
+export interface ProtectedRule {
+  id: string;
+  /** One set of names per path segment, all lowercase; the rule matches consecutive segments. */
+  segments: readonly (readonly string[])[];
+  /**
+   * `anywhere`: at any depth; `longrun_root`: only directly inside a longrun root (a directory
+   * holding `.longrun/`, or the hook's root); `absolute`: only as the path's first segments.
+   */
+  where: "anywhere" | "longrun_root" | "absolute";
+  /** Reading is refused too (secrets, the user's words), not only writing. */
+  read: boolean;
+  /** What it is, for the refusal. */
+  what: string;
+}
+
+const SHELL_STARTUP = [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".envrc"];
+
+/** Every protected location. The README's threat model lists the same rows. */
+export const PROTECTED: readonly ProtectedRule[] = [
+  { id: "longrun_state", segments: [[".longrun"]], where: "anywhere", read: true, what: "longrun's state, lock, settings and tokens (.longrun/)" },
+  { id: "longrun_memory", segments: [["memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal"]], where: "longrun_root", read: true, what: "longrun's memory database (memory.db)" },
+  { id: "longrun_raw", segments: [["raw_data"]], where: "longrun_root", read: true, what: "longrun's raw memory bodies (raw_data/)" },
+  { id: "claude_settings", segments: [[".claude"]], where: "anywhere", read: false, what: "Claude Code's settings, hooks and commands (.claude/)" },
+  { id: "claude_json", segments: [[".claude.json"]], where: "anywhere", read: false, what: "Claude Code's user configuration (~/.claude.json)" },
+  { id: "git_config", segments: [[".git"], ["config", "hooks"]], where: "anywhere", read: false, what: "git configuration and hooks, which make read-only git commands run programs" },
+  { id: "git_user_config", segments: [[".gitconfig"]], where: "anywhere", read: false, what: "git configuration (~/.gitconfig)" },
+  { id: "git_xdg_config", segments: [[".config"], ["git"]], where: "anywhere", read: false, what: "git configuration (~/.config/git/)" },
+  { id: "shell_startup", segments: [SHELL_STARTUP], where: "anywhere", read: false, what: "shell startup files, which define the commands every later Bash call runs" },
+  { id: "process_environment", segments: [["proc"], ["*"], ["environ"]], where: "absolute", read: true, what: "process environments (which may hold tokens)" },
+];
+
+/** Where the checks run: the root, the home directory, the working directory and longrun's own executable. */
+export interface ProtectContext {
+  root: string;
+  home: string;
+  cwd: string;
+  /** Lowercase names the longrun executable answers to (`longrun`, and a renamed binary's name). */
+  exeNames: readonly string[];
+  /** Real paths of the longrun executable. */
+  exePaths: readonly string[];
+}
+
+export interface PathHit {
+  rule: ProtectedRule | null;
+  path: string;
+  what: string;
+}
+
+export type Access = "read" | "write";
+
+function fold(s: string): string {
+  return s.normalize("NFKC").toLowerCase();
+}
+
+function foldTokens(tokens: readonly Tok[]): Tok[] {
+  const out: Tok[] = [];
+  for (const t of tokens) {
+    if (t.t === "c") for (const ch of fold(t.c)) out.push({ t: "c", c: ch });
+    else if (t.t === "class") out.push({ t: "class", neg: t.neg, chars: fold(t.chars) + t.chars.toUpperCase() });
+    else out.push(t);
+  }
+  return out;
+}
+
+/** Splits tokens at literal slashes into path segments. */
+function segmentsOf(tokens: readonly Tok[]): { absolute: boolean; segs: Tok[][] } {
+  const segs: Tok[][] = [[]];
+  for (const t of tokens) {
+    if (t.t === "c" && t.c === "/") segs.push([]);
+    else segs.at(-1)!.push(t);
+  }
+  const absolute = tokens[0]?.t === "c" && tokens[0].c === "/";
+  return { absolute, segs: segs.filter((s) => s.length > 0) };
+}
+
+const lit = (s: string): Tok[] => [...s].map((c) => ({ t: "c", c }) as Tok);
+const isLit = (seg: readonly Tok[]) => seg.every((t) => t.t === "c");
+const segText = (seg: readonly Tok[]) => seg.map((t) => (t.t === "c" ? t.c : "*")).join("");
+
+function canMatch(seg: readonly Tok[], names: readonly string[], dotglob: boolean): boolean {
+  if (names.includes("*")) return true;
+  return names.some((n) => tokensMatch(seg, n, dotglob));
+}
+
+/** Absolute, normalised segments; `..` after a wildcard segment removes it too (over-approximation). */
+function absoluteSegments(tokens: readonly Tok[], cwd: string): Tok[][] {
+  const { absolute, segs } = segmentsOf(tokens);
+  const base = absolute ? [] : segmentsOf(lit(cwd)).segs;
+  const out: Tok[][] = [...base];
+  for (const s of segs) {
+    const text = isLit(s) ? segText(s) : null;
+    if (text === ".") continue;
+    if (text === "..") {
+      out.pop();
+      continue;
+    }
+    out.push(s);
+  }
+  return out;
+}
+
+/** The real path of `path`: its longest existing prefix resolved (symlinks, case), the rest appended. */
+export function resolveExisting(path: string): string {
+  let head = path;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      const real = realpathSync(head);
+      return tail.length ? `${real === "/" ? "" : real}/${tail.reverse().join("/")}` : real;
+    } catch {
+      const i = head.lastIndexOf("/");
+      if (i <= 0) return path;
+      tail.push(head.slice(i + 1));
+      head = head.slice(0, i);
+    }
+  }
+}
+
+function isLongrunRoot(dir: string, ctx: ProtectContext): boolean {
+  if (fold(dir) === fold(ctx.root)) return true;
+  try {
+    return statSync(`${dir}/.longrun`).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The rule a list of absolute segments falls under, if any. `inRoot` says whether a directory
+ * (given by its segments) is a longrun root; null means "assume it is" (free text).
+ */
+function ruleFor(segs: readonly Tok[][], access: Access, inRoot: ((dir: string) => boolean) | null, dotglob: boolean): ProtectedRule | null {
+  const folded = segs.map(foldTokens);
+  for (const rule of PROTECTED) {
+    if (access === "read" && !rule.read) continue;
+    const n = rule.segments.length;
+    const starts = rule.where === "absolute" ? [0] : folded.map((_, i) => i);
+    for (const i of starts) {
+      if (i + n > folded.length) continue;
+      if (!rule.segments.every((names, k) => canMatch(folded[i + k]!, names, dotglob))) continue;
+      if (rule.where === "longrun_root" && inRoot) {
+        const parent = segs.slice(0, i);
+        if (parent.every(isLit) && !inRoot("/" + parent.map(segText).join("/"))) continue;
+      }
+      return rule;
+    }
+  }
+  return null;
+}
+
+/** Inode identities of the protected files that exist, to spot a hard link to one of them. */
+function protectedInodes(ctx: ProtectContext): Set<string> {
+  const files = [
+    ...["state.json", "http.json", "hooks.json", "pending_checkpoint.json", "lock"].map((f) => `${ctx.root}/.longrun/${f}`),
+    ...["", "-wal", "-shm"].map((s) => `${ctx.root}/memory.db${s}`),
+    `${ctx.root}/.claude/settings.json`,
+    `${ctx.root}/.claude/settings.local.json`,
+    `${ctx.home}/.claude/settings.json`,
+    `${ctx.home}/.claude.json`,
+    ...ctx.exePaths,
+  ];
+  const out = new Set<string>();
+  for (const f of files) {
+    try {
+      const st = statSync(f);
+      out.add(`${st.dev}:${st.ino}`);
+    } catch {
+      // absent: nothing to link to
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether a path pattern (a word's tokens, with no unknown expansion) reaches a protected
+ * location for `access`, relative to `ctx.cwd`. Literal paths are resolved on disk first.
+ */
+export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectContext, dotglob = false): PathHit | null {
+  let segs = absoluteSegments(tokens, ctx.cwd);
+  const literal = segs.every(isLit);
+  let shown = "/" + segs.map(segText).join("/");
+  if (literal) {
+    const real = resolveExisting(shown);
+    if (real !== shown) {
+      segs = segmentsOf(lit(real)).segs;
+      shown = real;
+    }
+  }
+  const rule = ruleFor(segs, access, (dir) => isLongrunRoot(dir, ctx), dotglob);
+  if (rule) return { rule, path: shown, what: rule.what };
+  if (access === "write") {
+    const exe = exeHit(segs, ctx, dotglob);
+    if (exe) return { rule: null, path: shown, what: "longrun's own executable" };
+    if (literal) {
+      try {
+        const st = statSync(shown);
+        if (st.nlink > 1 && protectedInodes(ctx).has(`${st.dev}:${st.ino}`)) {
+          return { rule: null, path: shown, what: "a hard link to one of longrun's or Claude Code's protected files" };
+        }
+      } catch {
+        // absent: no link
+      }
+    }
+  }
+  return null;
+}
+
+function exeHit(segs: readonly Tok[][], ctx: ProtectContext, dotglob: boolean): boolean {
+  const last = segs.at(-1);
+  if (!last) return false;
+  if (canMatch(foldTokens(last), ctx.exeNames, dotglob)) return true;
+  const text = "/" + segs.map(segText).join("/");
+  return segs.every(isLit) && ctx.exePaths.some((p) => fold(p) === fold(text));
+}
+
+/** True when `name` (a command word's value) is longrun's executable by name or by real path. */
+export function isLongrunProgram(name: string, ctx: ProtectContext): boolean {
+  if (ctx.exeNames.includes(fold(basename(name)))) return true;
+  if (!name.includes("/")) return false;
+  const abs = name.startsWith("/") ? name : `${ctx.cwd}/${name}`;
+  const real = resolveExisting(abs);
+  return ctx.exePaths.some((p) => fold(p) === fold(real));
+}
+
+/** Subcommands of longrun that an agent may run: they read, or print help. */
+export const AGENT_SUBCOMMANDS = new Set(["status", "--version", "-v", "version", "--help", "-h", "help"]);
+
+/** Text splits into path-like words at anything that is not a letter, digit, `.`, `_`, `-`, `/` or `~`. */
+const TEXT_SPLIT = /[^\p{L}\p{N}._\-\/~]+/u;
+
+/**
+ * A scan of free text (inline code, heredoc bodies, a tool's string arguments) for protected
+ * paths and longrun host commands. Text is not resolved on disk: a name is enough.
+ */
+export function textHit(text: string, access: Access, ctx: ProtectContext): string | null {
+  const words = text.split(TEXT_SPLIT).filter(Boolean);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const segs = segmentsOf(lit(w)).segs;
+    const rule = ruleFor(segs, access, null, true);
+    if (rule) return `${rule.what}: ${JSON.stringify(w)}`;
+    if (access === "write" && ctx.exeNames.includes(fold(basename(w))) && !AGENT_SUBCOMMANDS.has(words[i + 1] ?? "")) {
+      return `longrun's host-side commands: ${JSON.stringify(`${w} ${words[i + 1] ?? ""}`.trim())}`;
+    }
+  }
+  return null;
+}
+
+/** Builds the context for `root` from this process: home, and the executable's names and paths. */
+export function protectContext(root: string, cwd: string, env: Record<string, string | undefined> = process.env): ProtectContext {
+  const home = (env.HOME ?? "/").replace(/\/+$/, "") || "/";
+  const exe = process.execPath;
+  const self = fold(basename(exe));
+  const isRuntime = /^(bun|deno|node)(\.exe)?$/.test(self);
+  const exeNames = isRuntime || self === "longrun" ? ["longrun"] : ["longrun", self];
+  const exePaths = isRuntime ? [] : [resolveExisting(exe)];
+  return { root, home, cwd: existsSync(cwd) ? cwd : root, exeNames, exePaths };
+}

@@ -1,0 +1,334 @@
+/**
+ * Is this Bash command read-only? Only when every part of it is proven so, by allowlist:
+ * - the script is plain commands joined by `|`, `&&`, `||`, `;` or newlines (no background job,
+ *   subshell, group, function or control structure, no heredoc);
+ * - every command is a program from READ_ONLY_PROGRAMS (or one the user vouched for in
+ *   `.longrun/hooks.json`), named plainly, with no `VAR=value` in front, taking only the
+ *   options listed for it;
+ * - no word holds an expansion the gate cannot know (variables, `$(…)`, backticks), and a glob
+ *   stands only where it cannot turn into an option (it starts with a literal other than `-`, or
+ *   follows `--`), so `sort *` with a file named `--compress-program=sh` cannot happen;
+ * - redirections only to /dev/null, between standard streams, or from a file;
+ * - no operand reaches longrun's protected files (resolved, case-folded, globs included);
+ * - the program found on PATH is one the agent cannot replace, and for git, the repository's
+ *   configuration makes no read command run a program.
+ * Anything else is a write, and needs the lease.
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { type Access, pathHit, type ProtectContext } from "./protect.ts";
+import { type Command, literalOf, type Script } from "./shell/parse.ts";
+import { hasAny, isLiteral, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
+import { BUILTINS, FIND_PRIMARIES, type ProgramRule, READ_ONLY_PROGRAMS, type ValueKind } from "./readonly_programs.ts";
+
+export interface ReadOnlyOptions {
+  /** Command prefixes the user vouched for (`npm test`): any arguments, same syntax rules. */
+  extra: readonly string[];
+  /** Real paths of programs the user trusts even though this user could modify them. */
+  trustedPrograms: readonly string[];
+  /** PATH to resolve programs on. */
+  path: string;
+  /** Skip the program-location and git-configuration checks (unit tests of the grammar only). */
+  skipEnvironmentChecks?: boolean;
+}
+
+/** Why a command is not read-only, or null when it is. */
+export function readOnlyRefusal(script: Script, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): string | null {
+  if (script.compound) return "it uses shell structure (a group, subshell, loop, condition or function)";
+  if (script.background) return "it starts a background job (&)";
+  if (script.commands.length === 0) return "it is empty";
+  for (const c of script.commands) {
+    const why = commandRefusal(c, ctx, env, o);
+    if (why) return why;
+  }
+  return null;
+}
+
+const SAFE_REDIRECTS = [/^(1|2)?>$/, /^&>$/, /^(1|2)?>>$/];
+
+function redirectRefusal(c: Command, ctx: ProtectContext, env: WordEnv): string | null {
+  for (const r of c.redirects) {
+    const target = literalOf(r.target);
+    if (r.heredoc || r.op === "<<" || r.op === "<<-") return "it feeds a heredoc";
+    if (target === null) return `the redirection target ${JSON.stringify(r.target.raw)} is not plain text`;
+    const op = (r.fd ?? "") + r.op;
+    if (r.op === "<<<") continue;
+    if ((r.op === ">&" || r.op === "<&") && /^[0-2]$/.test(target)) continue;
+    if (SAFE_REDIRECTS.some((re) => re.test(op)) && target === "/dev/null") continue;
+    if (r.op === "<" && r.fd === null) {
+      const hit = pathHit(pats(target), "read", ctx);
+      if (hit) return `it reads ${hit.what} (${hit.path})`;
+      continue;
+    }
+    return `the redirection ${JSON.stringify(op + target)} writes or duplicates a file`;
+  }
+  void env;
+  return null;
+}
+
+const pats = (s: string): Tok[] => [...s].map((c) => ({ t: "c", c }) as Tok);
+
+interface Arg {
+  tokens: Tok[];
+  raw: string;
+}
+
+function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): string | null {
+  if (c.keywords.length) return `it uses ${c.keywords.join(" ")}`;
+  if (c.assigns.length) return `it sets ${c.assigns[0]!.raw} in front of the command (an environment variable can change what a program does)`;
+  if (c.words.length === 0) return "it has redirections without a command";
+  const r = redirectRefusal(c, ctx, env);
+  if (r) return r;
+  // Every word becomes its brace alternatives, in order, as the shell would.
+  const args: Arg[] = [];
+  for (const w of c.words) {
+    const alts = wordPatterns(w, env);
+    if (alts === null) return `${JSON.stringify(w.raw)} expands to too many words`;
+    for (const a of alts) {
+      if (hasAny(a)) return `${JSON.stringify(w.raw)} holds an expansion (variable or command substitution) whose value cannot be checked`;
+      args.push({ tokens: a, raw: w.raw });
+    }
+  }
+  const name = args[0]!;
+  if (!isLiteral(name.tokens)) return `the program name ${JSON.stringify(name.raw)} is a pattern`;
+  const program = textOf(name.tokens);
+  let rule = READ_ONLY_PROGRAMS[program];
+  let rest = args.slice(1);
+  if (!rule) {
+    const vouched = o.extra.find((prefix) => {
+      const words = prefix.split(/\s+/);
+      return words.every((p, i) => args[i] && isLiteral(args[i]!.tokens) && textOf(args[i]!.tokens) === p);
+    });
+    if (!vouched) return `${JSON.stringify(program)} is not on the read-only list`;
+    for (const a of args.slice(vouched.split(/\s+/).length)) {
+      const hit = pathHit(a.tokens, "read", ctx);
+      if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what}`;
+    }
+    return o.skipEnvironmentChecks ? null : programLocationRefusal(program, o);
+  }
+  if (rule.sub) {
+    while (rest.length && isLiteral(rest[0]!.tokens) && rule.globalFlags?.includes(textOf(rest[0]!.tokens))) rest = rest.slice(1);
+    const subName = rest.length && isLiteral(rest[0]!.tokens) ? textOf(rest[0]!.tokens) : "";
+    const sub = rule.sub[subName];
+    if (!sub) return `${program} ${JSON.stringify(subName || (rest[0]?.raw ?? ""))} is not on the read-only list (allowed: ${Object.keys(rule.sub).join(", ")})`;
+    rule = sub;
+    rest = rest.slice(1);
+  }
+  const why = program === "find" ? findRefusal(rest, ctx) : argsRefusal(rule, rest, ctx);
+  if (why) return `${program}: ${why}`;
+  if (o.skipEnvironmentChecks) return null;
+  if (!BUILTINS.has(program)) {
+    const loc = programLocationRefusal(program, o);
+    if (loc) return loc;
+  }
+  if (program === "git") return gitConfigRefusal(ctx.cwd, o);
+  return null;
+}
+
+function valueRefusal(kind: ValueKind, value: Arg | string, ctx: ProtectContext, option: string): string | null {
+  const tokens = typeof value === "string" ? pats(value) : value.tokens;
+  const text = textOf(tokens);
+  if (kind === "path") {
+    if (typeof value !== "string" && !isLiteral(tokens) && !startsSafe(tokens)) return `the value of ${option} is a glob`;
+    const hit = pathHit(tokens, "read", ctx);
+    return hit ? `${option} ${JSON.stringify(text)} reaches ${hit.what}` : null;
+  }
+  if (typeof value !== "string" && !isLiteral(tokens)) return `the value of ${option} is a glob, which could become several words`;
+  if (kind === "text") return null;
+  if (kind === "number") return /^[+-]?\d+[A-Za-z%]{0,3}$/.test(text) ? null : `${option} needs a number, got ${JSON.stringify(text)}`;
+  return kind.includes(text) ? null : `${option} must be one of ${kind.join(", ")}, got ${JSON.stringify(text)}`;
+}
+
+/** A glob that cannot expand into an option: it starts with a literal character other than `-`. */
+function startsSafe(tokens: readonly Tok[]): boolean {
+  const first = tokens[0];
+  return first?.t === "c" && first.c !== "-";
+}
+
+function argsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext): string | null {
+  let endOfOptions = false;
+  let operands = 0;
+  let patternGiven = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const literal = isLiteral(a.tokens);
+    const text = textOf(a.tokens);
+    if (!endOfOptions && literal && text === "--") {
+      endOfOptions = true;
+      continue;
+    }
+    if (!endOfOptions && text.startsWith("-") && text !== "-") {
+      if (!literal && !text.startsWith("--")) return `the glob ${JSON.stringify(a.raw)} could expand to options`;
+      if (text.startsWith("--")) {
+        const eq = text.indexOf("=");
+        const opt = eq < 0 ? text : text.slice(0, eq);
+        if (eq < 0 && rule.long?.includes(opt)) continue;
+        if (eq >= 0 && rule.longOptional?.[opt] !== undefined) {
+          const why = valueRefusal(rule.longOptional[opt]!, text.slice(eq + 1), ctx, opt);
+          if (why) return why;
+          continue;
+        }
+        const kind = rule.longValued?.[opt];
+        if (kind === undefined) return `the option ${opt} is not allowed in a read-only turn`;
+        if (eq >= 0) {
+          if (!literal && kind === "path") return `the value of ${opt} is a glob`;
+          const why = valueRefusal(kind, text.slice(eq + 1), ctx, opt);
+          if (why) return why;
+        } else {
+          const v = args[++i];
+          if (!v) return `${opt} needs a value`;
+          const why = valueRefusal(kind, v, ctx, opt);
+          if (why) return why;
+        }
+        if (opt === "--regexp" || opt === "--file") patternGiven = true;
+        continue;
+      }
+      if (rule.numeric && /^-\d+$/.test(text)) continue;
+      for (let k = 1; k < text.length; k++) {
+        const ch = text[k]!;
+        if (rule.flags?.includes(ch)) continue;
+        const attached = rule.attached?.[ch];
+        if (attached !== undefined) {
+          const v = text.slice(k + 1);
+          if (v) {
+            const why = valueRefusal(attached, v, ctx, `-${ch}`);
+            if (why) return why;
+          }
+          break;
+        }
+        const kind = rule.valued?.[ch];
+        if (kind === undefined) return `the option -${ch} is not allowed in a read-only turn`;
+        const attachedValue = text.slice(k + 1);
+        const why = attachedValue ? valueRefusal(kind, attachedValue, ctx, `-${ch}`) : args[i + 1] ? valueRefusal(kind, args[++i]!, ctx, `-${ch}`) : `-${ch} needs a value`;
+        if (why) return why;
+        if (ch === "e" || ch === "f") patternGiven = true;
+        break;
+      }
+      continue;
+    }
+    operands++;
+    if (rule.maxOperands !== undefined && operands > rule.maxOperands) return `at most ${rule.maxOperands} operand(s)`;
+    let kind = rule.operands;
+    if (kind === "pattern_then_paths") {
+      if (!patternGiven && operands === 1) {
+        if (!literal) return `the pattern ${JSON.stringify(a.raw)} is a glob, which could become several words`;
+        continue;
+      }
+      kind = "paths";
+    }
+    if (kind === "none") return `no operands allowed, got ${JSON.stringify(a.raw)}`;
+    if (kind === "date_format") {
+      if (!literal || !text.startsWith("+") || operands > 1) return "only a +FORMAT operand is allowed (anything else would set the clock)";
+      continue;
+    }
+    if (kind === "text") {
+      if (!literal) return `${JSON.stringify(a.raw)} is a glob, which could become several words`;
+      continue;
+    }
+    if (!literal && !endOfOptions && !startsSafe(a.tokens)) return `the glob ${JSON.stringify(a.raw)} could expand to an option; start it with ./ or put it after --`;
+    const hit = pathHit(a.tokens, "read" satisfies Access, ctx);
+    if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what}`;
+  }
+  return null;
+}
+
+function findRefusal(args: Arg[], ctx: ProtectContext): string | null {
+  let i = 0;
+  while (i < args.length && isLiteral(args[i]!.tokens) && ["-H", "-L", "-P"].includes(textOf(args[i]!.tokens))) i++;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    const text = textOf(a.tokens);
+    if (text.startsWith("-") || text === "!" || text === "(" || text === ")") break;
+    if (!isLiteral(a.tokens) && !startsSafe(a.tokens)) return `the glob ${JSON.stringify(a.raw)} could expand to an option`;
+    const hit = pathHit(a.tokens, "read", ctx);
+    if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what}`;
+  }
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (!isLiteral(a.tokens)) return `${JSON.stringify(a.raw)} is a glob in find's expression; quote it`;
+    const text = textOf(a.tokens);
+    const arity = FIND_PRIMARIES[text];
+    if (arity === undefined) return `${text} is not allowed in a read-only turn (only tests and -print; no -exec, -delete, -fprint, -fls)`;
+    if (arity === 1) {
+      const v = args[++i];
+      if (!v || !isLiteral(v.tokens)) return `${text} needs a quoted value`;
+      if (text === "-newer") {
+        const hit = pathHit(v.tokens, "read", ctx);
+        if (hit) return `-newer reaches ${hit.what}`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Directories whose programs count as the system's (when this user could still write there, as root can). */
+function isWritable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The program a read-only command runs must be one the agent cannot have replaced: the first
+ * match on PATH, neither it nor its directory writable by this user (for root, which can write
+ * anywhere, there is no such boundary and this check cannot help).
+ */
+export function programLocationRefusal(program: string, o: ReadOnlyOptions): string | null {
+  for (const dir of o.path.split(":")) {
+    if (!dir || !dir.startsWith("/")) continue;
+    const file = `${dir}/${program}`;
+    let st;
+    try {
+      st = statSync(file);
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue;
+    if (o.trustedPrograms.includes(file)) return null;
+    const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+    if (!isRoot && (isWritable(file) || isWritable(dirname(file)))) {
+      return `${program} resolves to ${file}, which this user can modify (an agent could have replaced it); trust it in .longrun/hooks.json (trusted_programs) if it is yours`;
+    }
+    return null;
+  }
+  return `${program} was not found on PATH`;
+}
+
+/** git configuration keys that make status, log, diff or show run a program. */
+const GIT_HAZARDS: readonly RegExp[] = [
+  /^core\.fsmonitor$/, /^core\.pager$/, /^pager\./, /^diff\.external$/, /^diff\..+\.(command|textconv)$/, /^filter\./,
+  /^gpg\.(.+\.)?program$/, /^log\.showsignature$/, /^core\.alternaterefscommand$/, /^color\.pager$/,
+];
+
+/** Refuses git when its configuration would run a program, or when it cannot be read. */
+export function gitConfigRefusal(cwd: string, o: ReadOnlyOptions): string | null {
+  const r = spawnSync("git", ["config", "--list", "-z", "--includes"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path, GIT_OPTIONAL_LOCKS: "0" } });
+  if (r.error || (r.status !== 0 && (r.stdout ?? "") === "")) {
+    // outside a repository git still reads the user's configuration; an error means it cannot be vetted
+    if (r.status === 128 || r.error) return "git's configuration could not be read, so it cannot be shown to run no programs";
+  }
+  for (const entry of (r.stdout ?? "").split("\0")) {
+    const nl = entry.indexOf("\n");
+    const key = (nl < 0 ? entry : entry.slice(0, nl)).toLowerCase();
+    const value = nl < 0 ? "" : entry.slice(nl + 1).trim().toLowerCase();
+    if (!key) continue;
+    if (key === "core.fsmonitor" && ["", "false", "0", "no", "off"].includes(value)) continue;
+    if (key === "log.showsignature" && ["false", "0", "no", "off"].includes(value)) continue;
+    if (GIT_HAZARDS.some((re) => re.test(key))) return `git's configuration sets ${key}, which makes read commands run a program`;
+  }
+  let dir = cwd;
+  for (;;) {
+    if (existsSync(`${dir}/.git`)) {
+      if (existsSync(`${dir}/.gitmodules`)) return "this repository has submodules, whose own git configuration is not checked";
+      break;
+    }
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return null;
+}

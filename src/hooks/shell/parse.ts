@@ -1,0 +1,605 @@
+/**
+ * A parser for the shell commands an agent sends through Claude Code's Bash tool, built for one
+ * job: let the gate see what a command runs and which paths it names, in every spelling a shell
+ * allows (quotes, escapes, ANSI-C strings, expansions, substitutions, globs, heredocs). It does
+ * not execute anything and it is not a full grammar: control structures are flattened into the
+ * simple commands they contain, and anything it cannot read with certainty is a `ShellParseError`,
+ * which the gate treats as a refusal. Pure.
+ */
+
+/** One piece of a word, in order. `q` marks text that came from quotes or escapes (no globbing). */
+export type Part =
+  | { t: "lit"; v: string; q: boolean }
+  /** An unquoted glob metacharacter: `*`, `?` or a bracket expression. */
+  | { t: "glob"; v: string }
+  /** A leading `~` or `~user`. */
+  | { t: "tilde"; user: string }
+  /** `$name`, `${…}` or a special parameter; `raw` is its source text. */
+  | { t: "var"; name: string; raw: string }
+  /** `$(…)`, a backtick command, `<(…)` or `>(…)`, parsed. */
+  | { t: "sub"; script: Script; raw: string }
+  /** `$((…))`: a number; the commands it substitutes are parsed into `subs`. */
+  | { t: "arith"; raw: string; subs: Script[] };
+
+export interface Word {
+  parts: Part[];
+  raw: string;
+}
+
+export interface Redirect {
+  op: string;
+  fd: string | null;
+  /** The target word, or for a heredoc its delimiter. */
+  target: Word;
+  /** A heredoc's body; `literal` when its delimiter was quoted (no expansion inside). */
+  heredoc?: { body: string; literal: boolean; parts: Part[] };
+}
+
+export interface Command {
+  assigns: Word[];
+  words: Word[];
+  redirects: Redirect[];
+  /** Where stdin comes from: the terminal-less default, a pipe, a heredoc/herestring, or a file. */
+  stdin: "none" | "pipe" | "data" | "file";
+  /** Reserved words that stood in front of this command (if, for, while, !, {, …). */
+  keywords: string[];
+}
+
+export interface Script {
+  commands: Command[];
+  /** Operators between commands, in order: `|`, `|&`, `&&`, `||`, `;`, `&`, `;;`, `(`, `)`, newline. */
+  operators: string[];
+  /** Anything beyond plain lists of simple commands: reserved words, `(`/`)` groups, functions. */
+  compound: boolean;
+  /** A command sent to the background with `&`. */
+  background: boolean;
+}
+
+export class ShellParseError extends Error {
+  override name = "ShellParseError";
+}
+
+/** Commands longer than this are refused unread (heredocs with whole files fit well under it). */
+export const MAX_COMMAND_CHARS = 256 * 1024;
+const MAX_DEPTH = 16;
+
+const RESERVED = new Set(["if", "then", "elif", "else", "fi", "do", "done", "while", "until", "for", "in", "case", "esac", "select", "function", "{", "}", "!", "[[", "]]", "time", "coproc"]);
+const META = new Set([" ", "\t", "\n", "|", "&", ";", "(", ")", "<", ">"]);
+const SPECIAL_PARAMS = new Set(["?", "#", "$", "!", "-", "@", "*", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "_"]);
+
+type Tok =
+  | { k: "word"; w: Word }
+  | { k: "op"; v: string }
+  | { k: "redir"; op: string; fd: string | null };
+
+/** Parses `src` as a shell script. Throws `ShellParseError` when it cannot be read with certainty. */
+export function parseShell(src: string): Script {
+  if (src.length > MAX_COMMAND_CHARS) throw new ShellParseError(`the command is longer than ${MAX_COMMAND_CHARS} characters`);
+  const p = new Parser(src, 0);
+  const script = p.script(null);
+  if (p.i < src.length) throw new ShellParseError(`unexpected ${JSON.stringify(src[p.i])} at offset ${p.i}`);
+  return script;
+}
+
+class Parser {
+  i = 0;
+  readonly s: string;
+  readonly depth: number;
+  /** Heredocs whose bodies start after the next newline. */
+  pending: Redirect[] = [];
+
+  constructor(s: string, depth: number, start = 0) {
+    if (depth > MAX_DEPTH) throw new ShellParseError("substitutions nested too deeply");
+    this.s = s;
+    this.depth = depth;
+    this.i = start;
+  }
+
+  /** Reads commands until the end, or until an unmatched `close` (for `$(…)` bodies). */
+  script(close: ")" | null): Script {
+    const out: Script = { commands: [], operators: [], compound: false, background: false };
+    let cur: Command = newCommand("none");
+    let parens = 0;
+    const flush = (next: Command["stdin"]) => {
+      if (cur.words.length || cur.assigns.length || cur.redirects.length || cur.keywords.length) out.commands.push(cur);
+      cur = newCommand(next);
+    };
+    for (;;) {
+      const tok = this.token(close !== null && parens === 0);
+      if (tok === null) break;
+      if (tok.k === "op") {
+        if (tok.v === ")" && close !== null && parens === 0) break; // left for the caller
+        if (tok.v === "(") {
+          parens++;
+          out.compound = true;
+        } else if (tok.v === ")") {
+          parens--;
+          out.compound = true;
+        }
+        if (tok.v === "&") out.background = true;
+        if (tok.v === ";;" || tok.v === ";&" || tok.v === ";;&") out.compound = true;
+        out.operators.push(tok.v);
+        flush(tok.v === "|" || tok.v === "|&" ? "pipe" : "none");
+        if (tok.v === "\n") this.readHeredocs();
+        continue;
+      }
+      if (tok.k === "redir") {
+        const target = this.wordAfter(tok.op);
+        const r: Redirect = { op: tok.op, fd: tok.fd, target };
+        if (tok.op === "<<" || tok.op === "<<-") {
+          this.pending.push(r);
+          cur.stdin = "data";
+        } else if (tok.op === "<<<") cur.stdin = "data";
+        else if (tok.op === "<") cur.stdin = "file";
+        cur.redirects.push(r);
+        continue;
+      }
+      const w = tok.w;
+      const plain = literalOf(w);
+      if (cur.words.length === 0 && plain !== null && RESERVED.has(plain) && w.parts.every((p) => p.t === "lit" && !p.q)) {
+        cur.keywords.push(plain);
+        out.compound = true;
+        continue;
+      }
+      if (cur.words.length === 0 && isAssignment(w)) cur.assigns.push(w);
+      else cur.words.push(w);
+    }
+    if (this.pending.length) this.readHeredocs();
+    flush("none");
+    if (parens !== 0) throw new ShellParseError("unbalanced parentheses");
+    return out;
+  }
+
+  /** The next token, or null at the end (or, inside `$(…)`, at its closing paren). */
+  token(stopAtClose: boolean): Tok | null {
+    const s = this.s;
+    for (;;) {
+      while (this.i < s.length && (s[this.i] === " " || s[this.i] === "\t")) this.i++;
+      if (s.startsWith("\\\n", this.i)) {
+        this.i += 2;
+        continue;
+      }
+      if (s[this.i] === "#") {
+        while (this.i < s.length && s[this.i] !== "\n") this.i++;
+        continue;
+      }
+      break;
+    }
+    if (this.i >= s.length) return null;
+    const c = s[this.i]!;
+    if (c === ")" && stopAtClose) return { k: "op", v: ")" }; // not consumed: the caller closes
+    // process substitution: <(…) and >(…) are words
+    if ((c === "<" || c === ">") && s[this.i + 1] === "(") return { k: "word", w: this.word() };
+    // a file descriptor number right before a redirection: 2>x, 2>&1, {fd}>x is refused
+    const fdm = /^(\d+)(?=[<>])/.exec(s.slice(this.i, this.i + 12));
+    if (fdm) {
+      this.i += fdm[1]!.length;
+      return { k: "redir", op: this.redirOp(), fd: fdm[1]! };
+    }
+    if (c === "<" || c === ">") return { k: "redir", op: this.redirOp(), fd: null };
+    if (c === "&" && s[this.i + 1] === ">") {
+      this.i++;
+      const rest = this.redirOp();
+      return { k: "redir", op: "&" + rest, fd: null };
+    }
+    for (const op of [";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")", "\n"]) {
+      if (s.startsWith(op, this.i)) {
+        this.i += op.length;
+        return { k: "op", v: op };
+      }
+    }
+    return { k: "word", w: this.word() };
+  }
+
+  redirOp(): string {
+    const s = this.s;
+    for (const op of ["<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">"]) {
+      if (s.startsWith(op, this.i)) {
+        this.i += op.length;
+        return op;
+      }
+    }
+    throw new ShellParseError(`unreadable redirection at offset ${this.i}`);
+  }
+
+  wordAfter(op: string): Word {
+    while (this.i < this.s.length && (this.s[this.i] === " " || this.s[this.i] === "\t")) this.i++;
+    const c = this.s[this.i];
+    if (c === undefined || META.has(c)) throw new ShellParseError(`${op} needs a target`);
+    return this.word();
+  }
+
+  /** One word, up to an unquoted metacharacter. */
+  word(): Word {
+    const s = this.s;
+    const start = this.i;
+    const parts: Part[] = [];
+    const lit = (v: string, q: boolean) => {
+      const last = parts.at(-1);
+      if (last?.t === "lit" && last.q === q) last.v += v;
+      else parts.push({ t: "lit", v, q });
+    };
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if ((c === "<" || c === ">") && s[this.i + 1] === "(" && this.i === start) {
+        this.i += 2;
+        parts.push(this.subUntilParen(start));
+        continue;
+      }
+      if (META.has(c)) break;
+      if (c === "\\") {
+        const n = s[this.i + 1];
+        if (n === undefined) {
+          this.i++;
+          break;
+        }
+        this.i += 2;
+        if (n !== "\n") lit(n, true);
+        continue;
+      }
+      if (c === "'") {
+        const end = s.indexOf("'", this.i + 1);
+        if (end < 0) throw new ShellParseError("an unterminated single quote");
+        lit(s.slice(this.i + 1, end), true);
+        this.i = end + 1;
+        continue;
+      }
+      if (c === '"') {
+        this.i++;
+        this.doubleQuoted(parts, lit);
+        continue;
+      }
+      if (c === "$") {
+        if (s[this.i + 1] === "'") {
+          lit(this.ansiC(), true);
+          continue;
+        }
+        if (s[this.i + 1] === '"') {
+          this.i += 2;
+          this.doubleQuoted(parts, lit);
+          continue;
+        }
+        const d = this.dollar();
+        if (d) parts.push(d);
+        else {
+          lit("$", false);
+          this.i++;
+        }
+        continue;
+      }
+      if (c === "`") {
+        parts.push(this.backtick());
+        continue;
+      }
+      if (c === "~" && this.i === start) {
+        const m = /^~([A-Za-z0-9._-]*)/.exec(s.slice(this.i, this.i + 64))!;
+        const after = s[this.i + m[0].length];
+        if (after === undefined || after === "/" || META.has(after)) {
+          parts.push({ t: "tilde", user: m[1]! });
+          this.i += m[0].length;
+          continue;
+        }
+      }
+      if ((c === "@" || c === "!" || c === "+" || c === "*" || c === "?") && s[this.i + 1] === "(") {
+        throw new ShellParseError(`an extended glob ${c}( is not checked`);
+      }
+      if (c === "*" || c === "?") {
+        parts.push({ t: "glob", v: c });
+        this.i++;
+        continue;
+      }
+      if (c === "[") {
+        const end = bracketEnd(s, this.i);
+        if (end > 0) {
+          parts.push({ t: "glob", v: s.slice(this.i, end + 1) });
+          this.i = end + 1;
+          continue;
+        }
+      }
+      lit(c, false);
+      this.i++;
+    }
+    if (this.i === start) throw new ShellParseError(`expected a word at offset ${start}`);
+    return { parts, raw: s.slice(start, this.i) };
+  }
+
+  /** The inside of "…" (or, with `untilEnd`, of a heredoc body, where `"` is plain text). */
+  doubleQuoted(parts: Part[], lit: (v: string, q: boolean) => void, untilEnd = false): void {
+    const s = this.s;
+    for (;;) {
+      if (this.i >= s.length) {
+        if (untilEnd) return;
+        throw new ShellParseError("an unterminated double quote");
+      }
+      const c = s[this.i]!;
+      if (c === '"' && !untilEnd) {
+        this.i++;
+        lit("", true); // "" is an empty quoted word, not nothing
+        return;
+      }
+      if (c === "\\") {
+        const n = s[this.i + 1];
+        if (n !== undefined && (untilEnd ? "$`\\\n" : "$`\"\\\n").includes(n)) {
+          if (n !== "\n") lit(n, true);
+          this.i += 2;
+        } else {
+          lit("\\", true);
+          this.i++;
+        }
+        continue;
+      }
+      if (c === "$") {
+        const d = this.dollar();
+        if (d) parts.push(d);
+        else {
+          lit("$", true);
+          this.i++;
+        }
+        continue;
+      }
+      if (c === "`") {
+        parts.push(this.backtick());
+        continue;
+      }
+      lit(c, true);
+      this.i++;
+    }
+  }
+
+  /** `$…` at this.i, or null when the `$` is literal. */
+  dollar(): Part | null {
+    const s = this.s;
+    const start = this.i;
+    const n = s[this.i + 1];
+    if (n === "(" && s[this.i + 2] === "(") {
+      const end = arithEnd(s, this.i + 3);
+      if (end > 0) {
+        const body = s.slice(this.i + 3, end);
+        this.i = end + 2;
+        return { t: "arith", raw: s.slice(start, this.i), subs: substitutionsIn(body, this.depth + 1) };
+      }
+    }
+    if (n === "(") {
+      this.i += 2;
+      return this.subUntilParen(start);
+    }
+    if (n === "{") {
+      const end = braceEnd(s, this.i + 2);
+      if (end < 0) throw new ShellParseError("an unterminated ${");
+      const inner = s.slice(this.i + 2, end);
+      this.i = end + 1;
+      const name = /^[#!]?([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#$!@*_-])/.exec(inner)?.[1] ?? "";
+      // an operator inside ${…} (default values, patterns) may run substitutions: parse those too
+      const subs = substitutionsIn(inner, this.depth + 1);
+      if (subs.length) return { t: "sub", script: mergeScripts(subs), raw: s.slice(start, this.i) };
+      return { t: "var", name: inner === name ? name : `${name}?`, raw: s.slice(start, this.i) };
+    }
+    if (n !== undefined && SPECIAL_PARAMS.has(n)) {
+      this.i += 2;
+      return { t: "var", name: n, raw: s.slice(start, this.i) };
+    }
+    const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(s.slice(this.i + 1, this.i + 257));
+    if (m) {
+      this.i += 1 + m[0].length;
+      return { t: "var", name: m[0], raw: s.slice(start, this.i) };
+    }
+    return null;
+  }
+
+  /** The body of `$(`/`<(`/`>(` (this.i just after the open paren), parsed up to its close. */
+  subUntilParen(start: number): Part {
+    const inner = new Parser(this.s, this.depth + 1, this.i);
+    const script = inner.script(")");
+    if (this.s[inner.i] !== ")") throw new ShellParseError("an unterminated $(");
+    this.i = inner.i + 1;
+    return { t: "sub", script, raw: this.s.slice(start, this.i) };
+  }
+
+  backtick(): Part {
+    const s = this.s;
+    const start = this.i;
+    let body = "";
+    this.i++;
+    for (;;) {
+      if (this.i >= s.length) throw new ShellParseError("an unterminated backtick");
+      const c = s[this.i]!;
+      if (c === "`") break;
+      if (c === "\\" && "$`\\".includes(s[this.i + 1] ?? "")) {
+        body += s[this.i + 1];
+        this.i += 2;
+        continue;
+      }
+      body += c;
+      this.i++;
+    }
+    this.i++;
+    return { t: "sub", script: new Parser(body, this.depth + 1).script(null), raw: s.slice(start, this.i) };
+  }
+
+  /** `$'…'` decoded (this.i at the `$`). */
+  ansiC(): string {
+    const s = this.s;
+    let i = this.i + 2;
+    let out = "";
+    for (;;) {
+      if (i >= s.length) throw new ShellParseError("an unterminated $'");
+      const c = s[i]!;
+      if (c === "'") break;
+      if (c !== "\\") {
+        out += c;
+        i++;
+        continue;
+      }
+      const n = s[i + 1] ?? "";
+      const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+      if (n in simple) {
+        out += simple[n];
+        i += 2;
+      } else if (n === "x") {
+        const m = /^[0-9a-fA-F]{1,2}/.exec(s.slice(i + 2, i + 4));
+        if (!m) throw new ShellParseError("a bad \\x escape");
+        out += String.fromCharCode(parseInt(m[0], 16));
+        i += 2 + m[0].length;
+      } else if (n === "u" || n === "U") {
+        const m = new RegExp(`^[0-9a-fA-F]{1,${n === "u" ? 4 : 8}}`).exec(s.slice(i + 2, i + 10));
+        if (!m) throw new ShellParseError("a bad \\u escape");
+        const cp = parseInt(m[0], 16);
+        if (cp > 0x10ffff) throw new ShellParseError("a \\U escape out of range");
+        out += String.fromCodePoint(cp);
+        i += 2 + m[0].length;
+      } else if (/[0-7]/.test(n)) {
+        const m = /^[0-7]{1,3}/.exec(s.slice(i + 1, i + 4))!;
+        out += String.fromCharCode(parseInt(m[0], 8) & 0xff);
+        i += 1 + m[0].length;
+      } else if (n === "c") {
+        const ch = s[i + 2];
+        if (ch === undefined) throw new ShellParseError("a bad \\c escape");
+        out += String.fromCharCode(ch.toUpperCase().charCodeAt(0) ^ 0x40);
+        i += 3;
+      } else {
+        out += "\\" + n;
+        i += 2;
+      }
+    }
+    this.i = i + 1;
+    return out;
+  }
+
+  readHeredocs(): void {
+    const s = this.s;
+    for (const r of this.pending.splice(0)) {
+      const delim = literalOf(r.target, true);
+      if (delim === null) throw new ShellParseError("a heredoc delimiter with expansions");
+      const literal = r.target.parts.some((p) => p.t === "lit" && p.q);
+      let body = "";
+      for (;;) {
+        if (this.i >= s.length) break;
+        let nl = s.indexOf("\n", this.i);
+        if (nl < 0) nl = s.length;
+        let line = s.slice(this.i, nl);
+        this.i = Math.min(nl + 1, s.length);
+        if (r.op === "<<-") line = line.replace(/^\t+/, "");
+        if (line === delim) break;
+        body += line + "\n";
+      }
+      r.heredoc = { body, literal, parts: literal ? [{ t: "lit", v: body, q: true }] : expandableText(body, this.depth + 1) };
+    }
+  }
+}
+
+function newCommand(stdin: Command["stdin"]): Command {
+  return { assigns: [], words: [], redirects: [], stdin, keywords: [] };
+}
+
+/** `NAME=…` or `NAME+=…` (with an optional array index) before the command word. */
+function isAssignment(w: Word): boolean {
+  const first = w.parts[0];
+  return first?.t === "lit" && !first.q && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(first.v);
+}
+
+/**
+ * The word's value when it is plain text (quotes and escapes removed, no expansion, glob or
+ * tilde), else null. With `allowGlobText`, glob characters count as their own text (for heredoc
+ * delimiters, which are never globbed).
+ */
+export function literalOf(w: Word, allowGlobText = false): string | null {
+  let out = "";
+  for (const p of w.parts) {
+    if (p.t === "lit") out += p.v;
+    else if (p.t === "glob" && allowGlobText) out += p.v;
+    else return null;
+  }
+  return out;
+}
+
+/** Text with `$…` and backticks (an unquoted heredoc body, a `${…}` body) as word parts. */
+function expandableText(text: string, depth: number): Part[] {
+  const p = new Parser(text, depth);
+  const parts: Part[] = [];
+  const lit = (v: string, q: boolean) => {
+    const last = parts.at(-1);
+    if (last?.t === "lit") last.v += v;
+    else parts.push({ t: "lit", v, q });
+  };
+  p.doubleQuoted(parts, lit, true);
+  return parts;
+}
+
+/** The command substitutions inside a `${…}` or `$((…))` body. */
+function substitutionsIn(body: string, depth: number): Script[] {
+  const out: Script[] = [];
+  for (const part of expandableText(body, depth)) {
+    if (part.t === "sub") out.push(part.script);
+    if (part.t === "arith") out.push(...part.subs);
+  }
+  return out;
+}
+
+function mergeScripts(scripts: Script[]): Script {
+  return {
+    commands: scripts.flatMap((s) => s.commands),
+    operators: scripts.flatMap((s) => s.operators),
+    compound: scripts.some((s) => s.compound),
+    background: scripts.some((s) => s.background),
+  };
+}
+
+function bracketEnd(s: string, i: number): number {
+  let j = i + 1;
+  if (s[j] === "!" || s[j] === "^") j++;
+  if (s[j] === "]") j++;
+  for (; j < s.length; j++) {
+    const c = s[j]!;
+    if (c === "]") return j;
+    if (META.has(c) || c === "'" || c === '"' || c === "\\" || c === "$" || c === "`") return -1;
+  }
+  return -1;
+}
+
+function braceEnd(s: string, i: number): number {
+  let depth = 1;
+  for (let j = i; j < s.length; j++) {
+    const c = s[j]!;
+    if (c === "\\") j++;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return j;
+  }
+  return -1;
+}
+
+/** The index of the `))` closing an arithmetic expansion whose body starts at `i`, or -1. */
+function arithEnd(s: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < s.length; j++) {
+    const c = s[j]!;
+    if (c === "(") depth++;
+    else if (c === ")") {
+      if (depth === 0) return s[j + 1] === ")" ? j : -1;
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** Every simple command in the script, including those inside substitutions, heredoc bodies aside. */
+export function allCommands(script: Script): Command[] {
+  const out: Command[] = [];
+  const visit = (sc: Script) => {
+    for (const c of sc.commands) {
+      out.push(c);
+      for (const w of [...c.assigns, ...c.words, ...c.redirects.map((r) => r.target)]) for (const s of subScripts(w.parts)) visit(s);
+      for (const r of c.redirects) if (r.heredoc) for (const s of subScripts(r.heredoc.parts)) visit(s);
+    }
+  };
+  visit(script);
+  return out;
+}
+
+export function subScripts(parts: readonly Part[]): Script[] {
+  const out: Script[] = [];
+  for (const p of parts) {
+    if (p.t === "sub") out.push(p.script);
+    if (p.t === "arith") out.push(...p.subs);
+  }
+  return out;
+}

@@ -1,0 +1,235 @@
+/**
+ * What a Claude Code tool call means for the gate, decided from its payload (deny by default):
+ * - `deny`: refused whatever the lease says: a malformed payload, a protected path, a host-side
+ *   command, an attempt to write the user's approval, a request to leave the sandbox;
+ * - `pass`: known to change nothing (a read-only tool, or Bash proven read-only), no lease needed;
+ * - `lease`: a write, allowed only under the current turn's lease, checked as `action`.
+ * The hook never answers "allow": a call that passes gets no decision, so Claude Code's own
+ * permission rules and prompts still apply.
+ */
+import { isAbsolute, relative } from "node:path";
+import { leaseRefusal } from "./lease_bash.ts";
+import { type Access, pathHit, type ProtectContext, resolveExisting, textHit } from "./protect.ts";
+import { readOnlyRefusal } from "./readonly_bash.ts";
+import { parseShell, ShellParseError } from "./shell/parse.ts";
+import type { Tok, WordEnv } from "./shell/words.ts";
+
+export type ToolDecision =
+  | { kind: "deny"; reason: string }
+  | { kind: "pass" }
+  | { kind: "lease"; action: string; tool: string; shell: boolean; notReadOnly?: string };
+
+/**
+ * Tools that change nothing in the project, with the input fields that name what they read.
+ * Checked against Claude Code's tools reference; users add their own (e.g. read-only MCP tools)
+ * in `.longrun/hooks.json` as `read_only_tools`.
+ */
+export const READ_ONLY_TOOLS: Readonly<Record<string, readonly string[]>> = {
+  Read: ["file_path"],
+  Grep: ["path"],
+  Glob: ["path"],
+  LSP: ["file_path", "filePath"],
+  NotebookRead: ["notebook_path"],
+  WebFetch: [],
+  WebSearch: [],
+  TodoWrite: [],
+  Agent: [],
+  Task: [],
+  AskUserQuestion: [],
+  EnterPlanMode: [],
+  ExitPlanMode: [],
+  ListMcpResourcesTool: [],
+  ReadMcpResourceTool: [],
+  ToolSearch: [],
+  WaitForMcpServers: [],
+  TaskOutput: [],
+  TaskGet: [],
+  TaskList: [],
+  TaskCreate: [],
+  TaskUpdate: [],
+  TaskStop: [],
+  BashOutput: [],
+  Skill: [],
+};
+
+/** Tools that write one file, with the field that names it. */
+export const WRITE_TOOLS: Readonly<Record<string, string>> = {
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
+
+/** Inputs larger than this are not scanned; they are refused. */
+const MAX_SCAN_CHARS = 1_000_000;
+
+export interface ToolContext {
+  protect: ProtectContext;
+  env: WordEnv;
+  approveMarker: string;
+  readOnlyTools: readonly string[];
+  bashReadOnly: readonly string[];
+  trustedPrograms: readonly string[];
+  path: string;
+}
+
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+function deny(reason: string): ToolDecision {
+  return { kind: "deny", reason };
+}
+
+/** Decides a PreToolUse payload. Everything it does not recognise is denied. */
+export function decideTool(input: unknown, c: ToolContext): ToolDecision {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return deny("the hook input is not a JSON object, so the call cannot be checked");
+  const p = input as Record<string, unknown>;
+  if (p.hook_event_name !== undefined && p.hook_event_name !== "PreToolUse") return deny(`the hook input is for ${JSON.stringify(p.hook_event_name)}, not PreToolUse`);
+  const tool = p.tool_name;
+  if (typeof tool !== "string" || tool === "") return deny("the hook input has no tool_name, so the call cannot be checked");
+  if (CONTROL.test(tool) || tool.length > 200) return deny("the tool name is malformed");
+  const ti = p.tool_input ?? {};
+  if (typeof ti !== "object" || ti === null || Array.isArray(ti)) return deny(`the input of ${tool} is not a JSON object`);
+  const args = ti as Record<string, unknown>;
+  if (sizeOf(args) > MAX_SCAN_CHARS) return deny(`the input of ${tool} is too large to check`);
+  if (args.dangerouslyDisableSandbox === true) return deny("commands may not leave the sandbox: the sandbox is what keeps longrun's files out of reach");
+
+  if (tool === "Bash") return bashDecision(args, c);
+  const target = WRITE_TOOLS[tool];
+  if (target !== undefined) return writeDecision(tool, args[target], c);
+  if (tool === "Skill" || tool === "SlashCommand") {
+    const forged = approvalIn(args, c.approveMarker, true);
+    if (forged) return deny(forged);
+  }
+  const reads = READ_ONLY_TOOLS[tool];
+  if (reads !== undefined || c.readOnlyTools.includes(tool)) return readDecision(tool, args, reads ?? [], c);
+  return unknownDecision(tool, args, c);
+}
+
+function sizeOf(v: unknown): number {
+  try {
+    return JSON.stringify(v).length;
+  } catch {
+    return Infinity;
+  }
+}
+
+/** The text of a path field resolved against the working directory, or a refusal. */
+function pathField(value: unknown, field: string, tool: string): string | ToolDecision {
+  if (typeof value !== "string" || value === "") return deny(`${tool} has no ${field}, so the call cannot be checked`);
+  if (CONTROL.test(value) || value.includes("\n")) return deny(`${tool}'s ${field} contains control characters`);
+  return value;
+}
+
+const lit = (s: string): Tok[] => [...s].map((ch) => ({ t: "c", c: ch }) as Tok);
+
+function checkPath(path: string, access: Access, c: ToolContext, tool: string): ToolDecision | null {
+  const expanded = path === "~" || path.startsWith("~/") ? c.env.home + path.slice(1) : path;
+  const hit = pathHit(lit(expanded), access, c.protect);
+  if (hit) return deny(`${tool} ${access === "read" ? "reads" : "writes"} ${hit.what} (${hit.path}), which agents may not touch under any lease`);
+  return null;
+}
+
+function writeDecision(tool: string, value: unknown, c: ToolContext): ToolDecision {
+  const path = pathField(value, WRITE_TOOLS[tool]!, tool);
+  if (typeof path !== "string") return path;
+  const refused = checkPath(path, "write", c, tool);
+  if (refused) return refused;
+  return { kind: "lease", action: `${tool} ${rootRelative(path, c)}`, tool, shell: false };
+}
+
+/**
+ * The path as the lease's scope sees it: relative to the root when the resolved path (symlinked
+ * parents and target included) is inside it, else absolute, which no scope pattern matches.
+ */
+export function rootRelative(path: string, c: ToolContext): string {
+  const abs = isAbsolute(path) ? path : `${c.protect.cwd}/${path}`;
+  const real = resolveExisting(abs);
+  const root = resolveExisting(c.protect.root);
+  const rel = relative(root, real);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return real;
+  return rel;
+}
+
+function readDecision(tool: string, args: Record<string, unknown>, fields: readonly string[], c: ToolContext): ToolDecision {
+  for (const f of fields) {
+    const v = args[f];
+    if (v === undefined) continue;
+    const path = pathField(v, f, tool);
+    if (typeof path !== "string") return path;
+    const refused = checkPath(path, "read", c, tool);
+    if (refused) return refused;
+  }
+  if (tool === "Glob" && typeof args.pattern === "string") {
+    const base = typeof args.path === "string" ? args.path : c.protect.cwd;
+    const refused = globPatternRefusal(args.pattern, base, c);
+    if (refused) return refused;
+  }
+  return { kind: "pass" };
+}
+
+/** A Glob pattern that names a protected directory (`.longrun/**`) reads it. */
+function globPatternRefusal(pattern: string, base: string, c: ToolContext): ToolDecision | null {
+  const t = textHit(pattern, "read", c.protect);
+  if (t) return deny(`Glob lists ${t}`);
+  void base;
+  return null;
+}
+
+function bashDecision(args: Record<string, unknown>, c: ToolContext): ToolDecision {
+  const command = args.command;
+  if (typeof command !== "string" || command.trim() === "") return deny("Bash has no command, so the call cannot be checked");
+  if (CONTROL.test(command)) return deny("the command contains control characters (they can hide what it does)");
+  let script;
+  try {
+    script = parseShell(command);
+  } catch (e) {
+    if (!(e instanceof ShellParseError)) throw e;
+    return deny(`longrun cannot read this command with certainty (${e.message}), so it is refused; write it plainly`);
+  }
+  const notReadOnly = readOnlyRefusal(script, c.protect, c.env, { extra: c.bashReadOnly, trustedPrograms: c.trustedPrograms, path: c.path });
+  if (notReadOnly === null) return { kind: "pass" };
+  const protectedHit = leaseRefusal(command, { protect: c.protect, env: c.env });
+  if (protectedHit) return deny(`${protectedHit} (refused under any lease)`);
+  return { kind: "lease", action: `Bash ${command}`, tool: "Bash", shell: true, notReadOnly };
+}
+
+/** Unknown tools (MCP tools, PowerShell, new tools): writes, and never near protected files. */
+function unknownDecision(tool: string, args: Record<string, unknown>, c: ToolContext): ToolDecision {
+  const forged = approvalIn(args, c.approveMarker, false);
+  if (forged) return deny(forged);
+  for (const s of strings(args)) {
+    const t = textHit(s, "write", c.protect);
+    if (t) return deny(`${tool} names ${t}, which agents may not touch under any lease`);
+  }
+  return { kind: "lease", action: tool, tool, shell: false };
+}
+
+function* strings(v: unknown, depth = 0): Generator<string> {
+  if (depth > 32) return;
+  if (typeof v === "string") yield v;
+  else if (Array.isArray(v)) for (const x of v) yield* strings(x, depth + 1);
+  else if (typeof v === "object" && v !== null) {
+    for (const [k, x] of Object.entries(v)) {
+      yield k;
+      yield* strings(x, depth + 1);
+    }
+  }
+}
+
+/**
+ * The user's approval is typed by the user into a prompt. A tool that would carry the marker
+ * (a skill or command named after it, a scheduled prompt, a message) could forge it.
+ */
+function approvalIn(args: Record<string, unknown>, marker: string, isCommand: boolean): string | null {
+  const bare = marker.replace(/^\//, "").toLowerCase();
+  for (const s of strings(args)) {
+    const t = s.trim().toLowerCase();
+    if (isCommand && (t === bare || t === marker.toLowerCase() || t.startsWith(marker.toLowerCase() + " ") || t.startsWith(bare + " "))) {
+      return `${marker} is the user's approval; the agent may not invoke it`;
+    }
+    if (s.split(/\r?\n/).some((line) => line.trim().toLowerCase().startsWith(marker.toLowerCase()))) {
+      return `this call carries a line starting with ${marker}, the user's approval, which only the user may type`;
+    }
+  }
+  return null;
+}
