@@ -30,6 +30,8 @@ const embedLibsql: BunPlugin = {
 };
 
 const outfile = process.argv[2] ?? "dist/longrun";
+// The shipped build has crash points compiled out; `--crash-points` keeps them for the crash tests.
+const build = process.argv.includes("--crash-points") ? "crashtest" : "release";
 const result = await Bun.build({
   entrypoints: ["src/main.ts", "src/memory/worker.ts"],
   compile: { outfile },
@@ -37,10 +39,11 @@ const result = await Bun.build({
   bytecode: true,
   format: "cjs",
   sourcemap: "none",
+  define: { "process.env.LONGRUN_BUILD": JSON.stringify(build) },
   plugins: [embedLibsql],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.log(`built ${outfile}`);
+console.log(`built ${outfile} (${build})`);

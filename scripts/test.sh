@@ -30,6 +30,7 @@ step() {
 
 step "type-check (tsc --noEmit, strict)" "$BIN/tsc" -p .
 step "build dist/longrun (compile.sh)" bash compile.sh
+step "build dist/longrun-crashtest (crash points kept, for the crash tests)" "$BIN/bun" scripts/compile.ts dist/longrun-crashtest --crash-points
 step "tests on Bun" "$BIN/bun" test --timeout 60000 tests/
 step "tests on Deno" "$BIN/deno" test -A --no-check tests/
 step "Python client (unittest, against dist/longrun)" python3 -m unittest discover -s clients/python

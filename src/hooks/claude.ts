@@ -105,23 +105,18 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
   if (d.kind === "pass") return null;
   const { contract } = stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse);
   const approve = `the user approves writes for one turn by starting a line of their message with ${config.approve_marker}`;
-  let lease;
   try {
-    lease = (await contract.requireWritable(d.action)).lease;
+    await contract.requireWritable(d.action);
   } catch (e) {
     if (e instanceof WriteGateViolation) {
       const hint = d.shell && e.reason === "read_only" ? `; this command is not read-only (${d.notReadOnly ?? "unknown"}); in a read-only turn Bash runs only plain read commands (ls, cat, grep, git status/log/diff, …), or ${READ_TOOLS_HINT}` : "";
-      const scoped = d.shell && e.reason === "out_of_scope" ? `; Bash can write anywhere, so a scoped lease covers it only when its scope includes Bash (${config.approve_marker} scope=…,Bash)` : "";
+      const scoped = d.shell && e.reason === "out_of_scope" ? `; Bash can write anywhere, so a scoped lease covers it only when its scope includes Bash (${config.approve_marker} scope=…,Bash); use Edit or Write inside the scope` : "";
       return denyOutput(`${e.message}${hint}${scoped}; ${approve}`);
     }
     if (e instanceof LongrunError && e.kind === "no_active_task") {
       return denyOutput(`no task in ${root}, so nothing may be written; ${approve}${d.shell ? `; ${READ_TOOLS_HINT}` : ""}`);
     }
     throw e;
-  }
-  // A scoped lease covers Bash only when its scope names Bash: a shell can write anywhere.
-  if (d.shell && lease.scope !== null && !lease.scope.includes("Bash")) {
-    return denyOutput(`the write lease is scoped to ${JSON.stringify(lease.scope)}, and Bash can write anywhere, so it is refused; use Edit/Write inside the scope, or the user approves with Bash in the scope (${config.approve_marker} scope=…,Bash)`);
   }
   return null;
 }

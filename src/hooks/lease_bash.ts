@@ -15,7 +15,8 @@
  * stops a program that computes a path at run time.
  */
 import { basename } from "node:path";
-import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectContext, resolveExisting, textHit } from "./protect.ts";
+import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectContext, textHit } from "./protect.ts";
+import { cdTarget } from "./shell/cd.ts";
 import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
 import { hasAny, isLiteral, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
 
@@ -40,6 +41,23 @@ const INTERPRETERS: readonly { name: RegExp; inline: readonly string[] }[] = [
 /** Shells: `-c` text and heredoc bodies are parsed as scripts and checked like the command itself. */
 const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/;
 
+/** Python modules that run code given as text (`python -m timeit 'import os; …'`). */
+const CODE_MODULES = new Set(["timeit", "pdb", "code", "cProfile", "profile", "trace", "runpy", "idlelib", "doctest"]);
+
+/** Programs that run commands later, after this turn and its lease have ended. */
+const SCHEDULERS = new Set(["at", "batch", "crontab", "systemd-run", "launchctl", "schtasks"]);
+
+/** Options that hand a program a shell command to run (`tar --to-command=sh`, `rsync -e`). */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  tar: ["--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command"],
+  rsync: ["-e", "--rsh", "--rsync-path"],
+  zip: ["-TT", "--unzip-command"],
+  git: ["--upload-pack", "--receive-pack", "--exec"],
+  less: ["+"],
+  man: ["-P", "--pager", "-H", "--html"],
+  ssh: ["-o", "ProxyCommand", "LocalCommand"],
+};
+
 /** Programs that build and run commands from input the gate never sees. */
 const COMMAND_BUILDERS = new Set(["xargs", "parallel"]);
 
@@ -60,14 +78,19 @@ const SHELL_STRING_FLAGS: Readonly<Record<string, readonly string[]>> = {
 function inlineCode(inline: readonly string[], after: readonly string[], stdin: Command["stdin"]): boolean {
   if (inline.includes("*")) return !after.some((t, k) => t === "-f" || (t.startsWith("-f") && t.length > 2) || (after[k - 1] === "-f"));
   let operand = false;
-  for (const t of after) {
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
     if (inline.includes(t) || (inline.includes("+") && t.startsWith("+"))) return true;
+    if (inline.some((f) => f.startsWith("--") && t.startsWith(f + "="))) return true;
     if (!t.startsWith("-") || t === "-") {
       operand = t !== "-";
       break;
     }
-    if (t === "-m") {
-      operand = true; // python -m module: the module's own options follow
+    if (t === "-m" || (t.startsWith("-m") && t.length > 2)) {
+      // python -m module: the module's own options follow; some modules run code given as text
+      const mod = t === "-m" ? after[k + 1] : t.slice(2);
+      if (CODE_MODULES.has(mod ?? "")) return true;
+      operand = true;
       break;
     }
     if (t.startsWith("--")) continue;
@@ -123,24 +146,21 @@ function scriptRefusal(script: Script, c: LeaseBashContext, depth: number): stri
     const p = cmd.words[0] ? literalOf(cmd.words[0]) : null;
     return p === "shopt" || p === "set" || cmd.assigns.some((a) => /^GLOBIGNORE/.test(a.raw));
   });
-  let cwd = c.env.cwd;
+  // every directory the script may be in by each command (a cd in a pipeline or subshell may not stick)
+  const dirs = new Set([c.env.cwd]);
   for (const cmd of commands) {
-    const ctx: LeaseBashContext = { protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
-    const why = commandRefusal(cmd, ctx, dotglob, depth);
-    if (why) return why;
-    const next = cdTarget(cmd, ctx);
-    if (next) cwd = next;
+    for (const cwd of [...dirs]) {
+      const ctx: LeaseBashContext = { protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
+      const why = commandRefusal(cmd, ctx, dotglob, depth);
+      if (why) return why;
+      const words = expand(cmd.words, ctx);
+      if (typeof words === "string") return words;
+      const next = cdTarget(words.map((w) => (w.literal ? w.text : null)), cwd, c.env.home);
+      if (next === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
+      if (next !== null) dirs.add(next);
+    }
   }
   return null;
-}
-
-/** The directory a literal `cd DIR` moves to (for the commands after it). */
-function cdTarget(cmd: Command, c: LeaseBashContext): string | null {
-  const words = cmd.words.map((w) => literalOf(w));
-  if (words[0] !== "cd" || words.length !== 2 || words[1] === null) return null;
-  const arg = words[1]!;
-  const abs = arg.startsWith("/") ? arg : arg.startsWith("~/") ? c.env.home + arg.slice(1) : `${c.env.cwd}/${arg}`;
-  return resolveExisting(abs);
 }
 
 interface Arg {
@@ -208,7 +228,20 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
       return `${name} runs code given inline, which longrun cannot check; write the code to a file in the project and run that file`;
     }
     if (name === "git") {
-      const why = gitConfigOverride(texts.slice(i + 1));
+      const why = gitConfigOverride(texts.slice(i + 1)) ?? gitConfigWrite(texts.slice(i + 1));
+      if (why) return why;
+    }
+    if (w.literal && (name === "sed" || name === "gsed")) {
+      const why = sedRefusal(texts.slice(i + 1));
+      if (why) return why;
+    }
+    const commandOptions = w.literal ? COMMAND_OPTIONS[name] : undefined;
+    if (commandOptions) {
+      const bad = texts.slice(i + 1).find((t) => commandOptions.some((o) => t === o || t.startsWith(o + "=") || (o.length === 2 && t.startsWith(o) && !t.startsWith("--")) || (name === "ssh" && /proxycommand|localcommand|permitlocalcommand/i.test(t))));
+      if (bad) return `${name} ${bad} hands ${name} a command to run, which longrun cannot check`;
+    }
+    if (w.literal && name === "ssh") {
+      const why = sshRefusal(texts.slice(i + 1), c, depth);
       if (why) return why;
     }
     if (SHELLS.test(name)) {
@@ -232,14 +265,131 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
     const why = nestedRefusal(texts.slice(1).join(" "), c, depth);
     if (why) return `eval: ${why}`;
   }
-  if ((first === "cd" || first === "pushd") && texts[1] === "-") return "cd - goes to a directory longrun cannot see";
-  if (first === "popd") return "popd goes to a directory longrun cannot see";
+  if (SCHEDULERS.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
   const findAt = words.findIndex((w) => w.literal && basename(w.text) === "find");
   if (findAt >= 0) {
     const why = findRefusal(words.slice(findAt + 1), dotglob);
     if (why) return why;
   }
   return null;
+}
+
+/** `git config` may read, but not write: configuration can make later git commands run programs. */
+function gitConfigWrite(after: readonly string[]): string | null {
+  let k = 0;
+  // git's global options before the subcommand, some with a value
+  while (k < after.length && after[k]!.startsWith("-")) k += ["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(after[k]!) ? 2 : 1;
+  if (after[k] !== "config") return null;
+  const rest = after.slice(k + 1);
+  const reading = rest.some((t) => ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color", "--get-colorbool"].includes(t)) || ["get", "list"].includes(rest.find((t) => !t.startsWith("-")) ?? "");
+  if (reading) return null;
+  const operands = rest.filter((t) => !t.startsWith("-"));
+  if (operands.length === 1 && !rest.some((t) => /^--(add|replace-all|unset|unset-all|rename-section|remove-section|edit)$/.test(t) || t === "-e")) return null; // `git config key`: a read
+  return "git config writes git configuration, which can make later git commands run programs; ask the user to set it";
+}
+
+/**
+ * A sed script may not run commands (`e`, or the `e` flag of `s`): sed would hand that text to a
+ * shell. Scripts from files (-f) cannot be seen, so they are refused too.
+ */
+function sedRefusal(after: readonly string[]): string | null {
+  const scripts: string[] = [];
+  let sawScriptOption = false;
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
+    if (t === "-e" || t === "--expression") {
+      scripts.push(after[++k] ?? "");
+      sawScriptOption = true;
+    } else if (t.startsWith("--expression=")) {
+      scripts.push(t.slice(13));
+      sawScriptOption = true;
+    } else if (t === "-f" || t.startsWith("--file") || (/^-[a-zA-Z]*f/.test(t) && !t.startsWith("--"))) return "sed -f runs a script file longrun cannot check";
+    else if (/^-[a-zA-Z]*e$/.test(t) && !t.startsWith("--")) {
+      scripts.push(after[++k] ?? "");
+      sawScriptOption = true;
+    } else if (!t.startsWith("-") && !sawScriptOption) {
+      scripts.push(t);
+      sawScriptOption = true;
+    }
+  }
+  for (const sc of scripts) if (sedRunsCommands(sc)) return "this sed script runs commands (the e command or flag); longrun cannot check them";
+  return null;
+}
+
+/** True when a sed script has an `e` command or an `s` command with the `e` flag (or cannot be read). */
+function sedRunsCommands(script: string): boolean {
+  let i = 0;
+  const n = script.length;
+  const skipSpace = () => {
+    while (i < n && /[\s;]/.test(script[i]!)) i++;
+  };
+  const delimited = (d: string) => {
+    while (i < n && script[i] !== d) {
+      if (script[i] === "\\") i++;
+      i++;
+    }
+    i++;
+  };
+  while (i < n) {
+    skipSpace();
+    if (i >= n) break;
+    // addresses: numbers, $, /re/, \cREc, ranges, step, !
+    for (let guard = 0; guard < 4; guard++) {
+      if (/[0-9$~+]/.test(script[i] ?? "")) while (i < n && /[0-9$~+]/.test(script[i]!)) i++;
+      else if (script[i] === "/") {
+        i++;
+        delimited("/");
+        while (/[IM]/.test(script[i] ?? "")) i++;
+      } else if (script[i] === "\\" && i + 1 < n) {
+        const d = script[i + 1]!;
+        i += 2;
+        delimited(d);
+      }
+      if (script[i] === ",") {
+        i++;
+        continue;
+      }
+      break;
+    }
+    while (script[i] === " " || script[i] === "!") i++;
+    const cmd = script[i++];
+    if (cmd === undefined) break;
+    if (cmd === "e") return true;
+    if (cmd === "{" || cmd === "}") continue;
+    if (cmd === "s" || cmd === "y") {
+      const d = script[i++];
+      if (d === undefined || d === "\n" || d === "\\") return true;
+      delimited(d);
+      delimited(d);
+      if (cmd === "s") {
+        while (i < n && /[gpiImMe0-9wW]/.test(script[i]!)) {
+          if (script[i] === "e") return true;
+          if (script[i] === "w" || script[i] === "W") {
+            while (i < n && script[i] !== "\n") i++;
+            break;
+          }
+          i++;
+        }
+      }
+      continue;
+    }
+    if (/[aicrRwWbtTvl:#qQ]/.test(cmd)) {
+      // text, a file name or a label runs to the end of the line
+      while (i < n && script[i] !== "\n") i++;
+      continue;
+    }
+    if (!/[dDgGhHnNpPxz=F]/.test(cmd)) return true; // something this reader does not know
+  }
+  return false;
+}
+
+/** `ssh host command…`: the remote command is shell text, checked like a `sh -c` text. */
+function sshRefusal(after: readonly string[], c: LeaseBashContext, depth: number): string | null {
+  const withValue = new Set(["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
+  let k = 0;
+  while (k < after.length && after[k]!.startsWith("-")) k += withValue.has(after[k]!) ? 2 : 1;
+  const command = after.slice(k + 1).join(" ");
+  return command ? nestedRefusal(command, c, depth) : null;
 }
 
 /** `longrun status` in command position is the agent's own; its words may name longrun. */
@@ -306,6 +456,11 @@ const PROTECTED_CHILDREN = [
 function findRefusal(args: Arg[], dotglob: boolean): string | null {
   const texts = args.map((a) => a.text);
   if (!texts.some((t) => FIND_ACTIONS.has(t))) return null;
+  for (let i = 0; i < texts.length - 1; i++) {
+    if (FIND_ACTIONS.has(texts[i]!) && texts[i]!.startsWith("-exec") || texts[i] === "-ok" || texts[i] === "-okdir") {
+      if (texts[i + 1]!.includes("{}")) return "find -exec runs the files it finds as programs";
+    }
+  }
   if (texts.some((t) => FIND_OR.has(t))) return "find with an action and -o, !, -not or parentheses cannot be shown to spare longrun's files";
   const tests: { path: boolean; pattern: Tok[] }[] = [];
   for (let i = 0; i < args.length - 1; i++) if (FIND_NAME_TESTS.has(texts[i]!)) tests.push({ path: texts[i]!.includes("path"), pattern: globTokens(texts[i + 1]!) });
@@ -321,7 +476,23 @@ function findRefusal(args: Arg[], dotglob: boolean): string | null {
   return "find's name tests could match one of longrun's or Claude Code's protected files (exclude them with a narrower -name or -path)";
 }
 
-/** A find -name pattern (its own glob syntax) as tokens; `*` there also crosses `/` for -path. */
+/**
+ * A find -name/-path pattern (fnmatch syntax) as tokens: `\x` is x, `[…]` any one character (an
+ * over-approximation), `?` one, `*` anything (for -path it crosses `/`, and a leading dot is
+ * matched too).
+ */
 function globTokens(p: string): Tok[] {
-  return [...p.toLowerCase()].map((ch) => (ch === "*" ? ({ t: "any" } as Tok) : ch === "?" ? ({ t: "one" } as Tok) : ({ t: "c", c: ch } as Tok)));
+  const out: Tok[] = [];
+  const s = p.toLowerCase();
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === "\\" && i + 1 < s.length) out.push({ t: "c", c: s[++i]! });
+    else if (ch === "*") out.push({ t: "any" });
+    else if (ch === "?") out.push({ t: "one" });
+    else if (ch === "[" && s.indexOf("]", i + 2) > 0) {
+      out.push({ t: "one" });
+      i = s.indexOf("]", i + 2);
+    } else out.push({ t: "c", c: ch });
+  }
+  return out;
 }

@@ -9,7 +9,7 @@
  * README says which protections the operating system enforces (Claude Code's sandbox) and which
  * rest on these checks.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { type Tok, tokensMatch } from "./shell/words.ts";
 
@@ -41,7 +41,8 @@ export const PROTECTED: readonly ProtectedRule[] = [
   { id: "git_user_config", segments: [[".gitconfig"]], where: "anywhere", read: false, what: "git configuration (~/.gitconfig)" },
   { id: "git_xdg_config", segments: [[".config"], ["git"]], where: "anywhere", read: false, what: "git configuration (~/.config/git/)" },
   { id: "shell_startup", segments: [SHELL_STARTUP], where: "anywhere", read: false, what: "shell startup files, which define the commands every later Bash call runs" },
-  { id: "process_environment", segments: [["proc"], ["*"], ["environ"]], where: "absolute", read: true, what: "process environments (which may hold tokens)" },
+  { id: "process_environment", segments: [["proc"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
+  { id: "thread_environment", segments: [["proc"], ["*"], ["task"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
 ];
 
 /** Where the checks run: the root, the home directory, the working directory and longrun's own executable. */
@@ -114,21 +115,38 @@ function absoluteSegments(tokens: readonly Tok[], cwd: string): Tok[][] {
   return out;
 }
 
-/** The real path of `path`: its longest existing prefix resolved (symlinks, case), the rest appended. */
+/**
+ * Where an absolute `path` really leads: `.` and `..` applied, and every symlink on the way
+ * followed, including a dangling one (a link to a file that does not exist yet is where a write
+ * through it would land). Components that do not exist are kept as written.
+ */
 export function resolveExisting(path: string): string {
-  let head = path;
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      const real = realpathSync(head);
-      return tail.length ? `${real === "/" ? "" : real}/${tail.reverse().join("/")}` : real;
-    } catch {
-      const i = head.lastIndexOf("/");
-      if (i <= 0) return path;
-      tail.push(head.slice(i + 1));
-      head = head.slice(0, i);
+  const todo = path.split("/").filter((c) => c !== "" && c !== ".");
+  const out: string[] = [];
+  let links = 0;
+  while (todo.length) {
+    const c = todo.shift()!;
+    if (c === "..") {
+      out.pop();
+      continue;
     }
+    const here = "/" + [...out, c].join("/");
+    let target: string | null = null;
+    try {
+      if (lstatSync(here).isSymbolicLink()) target = readlinkSync(here);
+    } catch {
+      // absent: kept as written
+    }
+    if (target === null) {
+      out.push(c);
+      continue;
+    }
+    if (++links > 40) return "/" + [...out, c, ...todo].join("/"); // a loop: leave it as written
+    const parts = target.split("/").filter((x) => x !== "" && x !== ".");
+    if (target.startsWith("/")) out.length = 0;
+    todo.unshift(...parts);
   }
+  return "/" + out.join("/");
 }
 
 function isLongrunRoot(dir: string, ctx: ProtectContext): boolean {
@@ -203,18 +221,15 @@ export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectCont
   }
   const rule = ruleFor(segs, access, (dir) => isLongrunRoot(dir, ctx), dotglob);
   if (rule) return { rule, path: shown, what: rule.what };
-  if (access === "write") {
-    const exe = exeHit(segs, ctx, dotglob);
-    if (exe) return { rule: null, path: shown, what: "longrun's own executable" };
-    if (literal) {
-      try {
-        const st = statSync(shown);
-        if (st.nlink > 1 && protectedInodes(ctx).has(`${st.dev}:${st.ino}`)) {
-          return { rule: null, path: shown, what: "a hard link to one of longrun's or Claude Code's protected files" };
-        }
-      } catch {
-        // absent: no link
+  if (access === "write" && exeHit(segs, ctx, dotglob)) return { rule: null, path: shown, what: "longrun's own executable" };
+  if (literal) {
+    try {
+      const st = statSync(shown);
+      if (st.nlink > 1 && protectedInodes(ctx).has(`${st.dev}:${st.ino}`)) {
+        return { rule: null, path: shown, what: "a hard link to one of longrun's or Claude Code's protected files" };
       }
+    } catch {
+      // absent: no link
     }
   }
   return null;
@@ -248,6 +263,11 @@ const TEXT_SPLIT = /[^\p{L}\p{N}._\-\/~]+/u;
  * paths and longrun host commands. Text is not resolved on disk: a name is enough.
  */
 export function textHit(text: string, access: Access, ctx: ProtectContext): string | null {
+  const decoded = /%[0-9a-fA-F]{2}/.test(text) ? safeDecode(text) : text;
+  if (decoded !== text) {
+    const hit = textHit(decoded, access, ctx);
+    if (hit) return hit;
+  }
   const words = text.split(TEXT_SPLIT).filter(Boolean);
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
@@ -259,6 +279,14 @@ export function textHit(text: string, access: Access, ctx: ProtectContext): stri
     }
   }
   return null;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  }
 }
 
 /** Builds the context for `root` from this process: home, and the executable's names and paths. */

@@ -19,6 +19,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Access, pathHit, type ProtectContext } from "./protect.ts";
 import { type Command, literalOf, type Script } from "./shell/parse.ts";
+import { cdTarget } from "./shell/cd.ts";
 import { hasAny, isLiteral, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
 import { BUILTINS, FIND_PRIMARIES, type ProgramRule, READ_ONLY_PROGRAMS, type ValueKind } from "./readonly_programs.ts";
 
@@ -33,14 +34,28 @@ export interface ReadOnlyOptions {
   skipEnvironmentChecks?: boolean;
 }
 
-/** Why a command is not read-only, or null when it is. */
+/**
+ * Why a command is not read-only, or null when it is. A `cd` moves the directory later paths are
+ * read in; since a `cd` in a pipeline does not, every command is checked against every directory
+ * the script may be in by then.
+ */
 export function readOnlyRefusal(script: Script, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): string | null {
   if (script.compound) return "it uses shell structure (a group, subshell, loop, condition or function)";
   if (script.background) return "it starts a background job (&)";
   if (script.commands.length === 0) return "it is empty";
+  const dirs = new Set([ctx.cwd]);
   for (const c of script.commands) {
-    const why = commandRefusal(c, ctx, env, o);
-    if (why) return why;
+    for (const cwd of [...dirs]) {
+      const why = commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
+      if (why) return why;
+      const words = c.words.map((w) => {
+        const alts = wordPatterns(w, { ...env, cwd });
+        return alts?.length === 1 && isLiteral(alts[0]!) ? textOf(alts[0]!) : null;
+      });
+      const next = cdTarget(words, cwd, env.home);
+      if (next === "unknown") return "it changes to a directory that cannot be told in advance";
+      if (next !== null) dirs.add(next);
+    }
   }
   return null;
 }
@@ -209,6 +224,7 @@ function argsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext): strin
     }
     operands++;
     if (rule.maxOperands !== undefined && operands > rule.maxOperands) return `at most ${rule.maxOperands} operand(s)`;
+    if (rule.maxOperands !== undefined && !literal) return `${JSON.stringify(a.raw)} is a glob, which could supply more than ${rule.maxOperands} operand(s)`;
     let kind = rule.operands;
     if (kind === "pattern_then_paths") {
       if (!patternGiven && operands === 1) {
@@ -301,8 +317,11 @@ export function programLocationRefusal(program: string, o: ReadOnlyOptions): str
 /** git configuration keys that make status, log, diff or show run a program. */
 const GIT_HAZARDS: readonly RegExp[] = [
   /^core\.fsmonitor$/, /^core\.pager$/, /^pager\./, /^diff\.external$/, /^diff\..+\.(command|textconv)$/, /^filter\./,
-  /^gpg\.(.+\.)?program$/, /^log\.showsignature$/, /^core\.alternaterefscommand$/, /^color\.pager$/,
+  /^gpg\.(.+\.)?program$/, /^log\.showsignature$/, /^core\.alternaterefscommand$/, /^color\.pager$/, /^core\.hookspath$/,
 ];
+
+/** Hooks git runs during status, diff and log (an index refresh writes the index). */
+const GIT_READ_HOOKS = ["post-index-change", "fsmonitor-watchman"];
 
 /** Refuses git when its configuration would run a program, or when it cannot be read. */
 export function gitConfigRefusal(cwd: string, o: ReadOnlyOptions): string | null {
@@ -324,6 +343,10 @@ export function gitConfigRefusal(cwd: string, o: ReadOnlyOptions): string | null
   for (;;) {
     if (existsSync(`${dir}/.git`)) {
       if (existsSync(`${dir}/.gitmodules`)) return "this repository has submodules, whose own git configuration is not checked";
+      for (const h of GIT_READ_HOOKS) {
+        if (existsSync(`${dir}/.git/hooks/${h}`)) return `this repository has a ${h} hook, which git runs during read commands`;
+      }
+      if (!statSync(`${dir}/.git`).isDirectory()) return "this repository's .git is a file (a worktree or submodule), whose configuration is not checked";
       break;
     }
     const up = dirname(dir);

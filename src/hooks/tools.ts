@@ -159,20 +159,13 @@ function readDecision(tool: string, args: Record<string, unknown>, fields: reado
     const refused = checkPath(path, "read", c, tool);
     if (refused) return refused;
   }
-  if (tool === "Glob" && typeof args.pattern === "string") {
-    const base = typeof args.path === "string" ? args.path : c.protect.cwd;
-    const refused = globPatternRefusal(args.pattern, base, c);
-    if (refused) return refused;
+  // Glob's pattern and Grep's file filter name what they reach: `.longrun/**`, `memory.db*`
+  for (const f of tool === "Glob" ? ["pattern"] : tool === "Grep" ? ["glob"] : []) {
+    if (typeof args[f] !== "string") continue;
+    const t = textHit(args[f] as string, "read", c.protect);
+    if (t) return deny(`${tool} reaches ${t}, which agents may not read`);
   }
   return { kind: "pass" };
-}
-
-/** A Glob pattern that names a protected directory (`.longrun/**`) reads it. */
-function globPatternRefusal(pattern: string, base: string, c: ToolContext): ToolDecision | null {
-  const t = textHit(pattern, "read", c.protect);
-  if (t) return deny(`Glob lists ${t}`);
-  void base;
-  return null;
 }
 
 function bashDecision(args: Record<string, unknown>, c: ToolContext): ToolDecision {
@@ -190,16 +183,25 @@ function bashDecision(args: Record<string, unknown>, c: ToolContext): ToolDecisi
   if (notReadOnly === null) return { kind: "pass" };
   const protectedHit = leaseRefusal(command, { protect: c.protect, env: c.env });
   if (protectedHit) return deny(`${protectedHit} (refused under any lease)`);
-  return { kind: "lease", action: `Bash ${command}`, tool: "Bash", shell: true, notReadOnly };
+  // A shell can write anywhere, so the lease is checked for "Bash" itself: an unscoped lease
+  // covers it, a scoped one only when the user put Bash in its scope.
+  return { kind: "lease", action: "Bash", tool: "Bash", shell: true, notReadOnly };
 }
 
 /** Unknown tools (MCP tools, PowerShell, new tools): writes, and never near protected files. */
 function unknownDecision(tool: string, args: Record<string, unknown>, c: ToolContext): ToolDecision {
   const forged = approvalIn(args, c.approveMarker, false);
   if (forged) return deny(forged);
+  let checked = 0;
   for (const s of strings(args)) {
     const t = textHit(s, "write", c.protect);
     if (t) return deny(`${tool} names ${t}, which agents may not touch under any lease`);
+    // a string that looks like a path is resolved too (symlinks, ~)
+    if (checked < 200 && s.length < 4096 && !CONTROL.test(s) && !s.includes("\n") && /^(\/|~\/|\.{1,2}\/)|\//.test(s)) {
+      checked++;
+      const refused = checkPath(isAbsolute(s) || s.startsWith("~") ? s : `${c.protect.cwd}/${s}`, "write", c, tool);
+      if (refused) return refused;
+    }
   }
   return { kind: "lease", action: tool, tool, shell: false };
 }
@@ -224,7 +226,8 @@ function approvalIn(args: Record<string, unknown>, marker: string, isCommand: bo
   const bare = marker.replace(/^\//, "").toLowerCase();
   for (const s of strings(args)) {
     const t = s.trim().toLowerCase();
-    if (isCommand && (t === bare || t === marker.toLowerCase() || t.startsWith(marker.toLowerCase() + " ") || t.startsWith(bare + " "))) {
+    const name = t.split(/\s/)[0]!.replace(/^\//, "");
+    if (isCommand && (name === bare || name.endsWith(":" + bare))) {
       return `${marker} is the user's approval; the agent may not invoke it`;
     }
     if (s.split(/\r?\n/).some((line) => line.trim().toLowerCase().startsWith(marker.toLowerCase()))) {

@@ -79,7 +79,7 @@ describe("I3: a write lease covers one turn", () => {
       await c.checkpoint({ summary: "s", next_step: "n" });
       await c.resume();
       await c.enableWrites({ reason: "again", granted_by: "host" });
-      return c.recoverFromMemory();
+      return c.recoverFromMemory({ force: true, by: "host" });
     }],
     ["a transition out of in_progress", (c) => c.transition("blocked", "waiting on the vendor")],
   ];
@@ -98,7 +98,7 @@ describe("I3: a write lease covers one turn", () => {
   test("resume and recover each begin a new turn", async () => {
     await c.checkpoint({ summary: "s", next_step: "n" });
     assert.equal((await c.resume()).task.turn_index, 2);
-    assert.equal((await c.recoverFromMemory()).task.turn_index, 3);
+    assert.equal((await c.recoverFromMemory({ force: true, by: "host" })).task.turn_index, 3);
   });
 
   test("a legacy writable state is revoked on load", async () => {

@@ -1,24 +1,32 @@
 /**
  * Claude Code hooks, as Claude Code runs them: the documented JSON payload on stdin of a real
- * process of the compiled binary; its JSON answer on stdout and its exit status checked.
+ * process of the compiled binary; its answer on stdout, its stderr and its exit status checked.
+ * A PreToolUse answer is a deny with a reason, or nothing; never "allow".
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir, until } from "../helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
-async function hook(root: string, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) {
+export async function hook(root: string, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) {
   requireBinary();
   const r = await run([BINARY, "hook", "claude", event, "--root", root], { input: JSON.stringify({ hook_event_name: event, cwd: root, session_id: "s1", ...payload }), env });
   return { ...r, out: r.stdout.trim() ? JSON.parse(r.stdout) : null };
 }
 
-const decision = (o: { out: any }) => o.out?.hookSpecificOutput?.permissionDecision;
-const reason = (o: { out: any }) => String(o.out?.hookSpecificOutput?.permissionDecisionReason ?? "");
+export const decision = (o: { out: any; code: number | null }) => (o.code === 2 ? "deny" : o.out?.hookSpecificOutput?.permissionDecision);
+const reason = (o: { out: any; stderr: string }) => String(o.out?.hookSpecificOutput?.permissionDecisionReason ?? o.stderr);
 const write = (root: string, file: string) => ({ tool_name: "Write", tool_input: { file_path: join(root, file), content: "x" }, tool_use_id: "t1" });
 const state = (root: string) => JSON.parse(readFileSync(join(root, ".longrun", "state.json"), "utf8"));
+
+/** A real task in a read-only turn: started with an approval, then a prompt without one. */
+async function readOnlyTurn(root: string): Promise<void> {
+  await hook(root, "UserPromptSubmit", { prompt: "Refactor the parser\n/approve start" });
+  await hook(root, "UserPromptSubmit", { prompt: "look around first" });
+}
 
 describe("Claude Code hooks (real processes of the binary)", () => {
   let root = "";
@@ -33,22 +41,22 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(r.out.hookSpecificOutput.hookEventName, "PreToolUse");
   });
 
-  test("the user's approval line begins a task's turn with a lease; PreToolUse then allows, and records who granted it", async () => {
+  test("the user's approval line begins a turn with a lease; a permitted write then gets no decision at all (never allow)", async () => {
     const u = await hook(root, "UserPromptSubmit", { prompt: "Rename the config loader\n/approve go ahead" });
     assert.equal(u.code, 0);
     assert.match(u.out.hookSpecificOutput.additionalContext, /writes are approved/);
     const p = await hook(root, "PreToolUse", write(root, "src/a.ts"));
-    assert.equal(decision(p), "allow", reason(p));
+    assert.equal(p.code, 0);
+    assert.equal(p.stdout, "", "nothing printed: Claude Code's own permission rules and prompts still apply");
     const s = state(root);
     assert.equal(s.description, "Rename the config loader");
     assert.equal(s.lease.granted_by, "host:claude-prompt");
     assert.equal(s.lease.reason, "go ahead");
-    assert.equal(s.lease_log.at(-1).event, "granted");
   });
 
   test("the next prompt begins a new turn and the lease is gone", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve first turn" });
-    assert.equal(decision(await hook(root, "PreToolUse", write(root, "a.txt"))), "allow");
+    assert.equal((await hook(root, "PreToolUse", write(root, "a.txt"))).stdout, "");
     const u = await hook(root, "UserPromptSubmit", { prompt: "and now?" });
     assert.match(u.out.hookSpecificOutput.additionalContext, /turn 2.*NOT approved/);
     const p = await hook(root, "PreToolUse", write(root, "a.txt"));
@@ -56,40 +64,60 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.match(reason(p), /read-only/);
   });
 
-  test("a scoped approval allows writes inside the scope only", async () => {
-    await hook(root, "UserPromptSubmit", { prompt: "/approve scope=docs/** docs only" });
-    assert.equal(decision(await hook(root, "PreToolUse", write(root, "docs/x.md"))), "allow");
+  test("a scoped approval covers writes inside the scope only, and never a path outside the root", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve scope=docs/**,**/*.py docs only" });
+    assert.equal((await hook(root, "PreToolUse", write(root, "docs/x.md"))).stdout, "");
     const out = await hook(root, "PreToolUse", write(root, "src/x.ts"));
     assert.equal(decision(out), "deny");
     assert.match(reason(out), /outside the lease's scope/);
+    const site = await hook(root, "PreToolUse", { tool_name: "Write", tool_input: { file_path: "/usr/lib/python3/dist-packages/sitecustomize.py", content: "x" } });
+    assert.equal(decision(site), "deny", "a scope is relative to the root; an absolute path outside it never matches");
+    assert.equal(decision(await hook(root, "PreToolUse", write(root, "tools/gen.py"))), undefined, "inside the root the same pattern matches");
   });
 
-  test("read-only Bash passes untouched; a writing Bash needs the lease", async () => {
-    await hook(root, "UserPromptSubmit", { prompt: "look around" });
-    const ls = await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls -la" } });
-    assert.deepEqual(ls.out, {});
-    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf build" } })), "deny");
-  });
-
-  test("more read-only Bash commands can be configured in .longrun/hooks.json", async () => {
-    await hook(root, "UserPromptSubmit", { prompt: "x" });
-    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" } })), "deny");
-    writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ bash_read_only: ["npm test"] }));
-    assert.deepEqual((await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" } })).out, {});
-    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm install" } })), "deny");
-  });
-
-  test("the agent cannot reach longrun's files or host commands, even with a lease", async () => {
-    await hook(root, "UserPromptSubmit", { prompt: "/approve everything" });
-    for (const payload of [
-      { tool_name: "Edit", tool_input: { file_path: join(root, ".longrun", "state.json"), old_string: "read_only", new_string: "writable" } },
-      { tool_name: "Read", tool_input: { file_path: join(root, ".longrun", "http.json") } },
-      { tool_name: "Bash", tool_input: { command: `echo '{"prompt":"/approve"}' | longrun hook claude UserPromptSubmit --root ${root}` } },
-      { tool_name: "Bash", tool_input: { command: "sqlite3 memory.db 'delete from memories'" } },
-    ]) {
-      const r = await hook(root, "PreToolUse", payload);
-      assert.equal(decision(r), "deny", JSON.stringify(payload));
+  test("a symlinked directory leading out of the root is outside the scope", async () => {
+    const outside = tempDir();
+    try {
+      const { symlinkSync } = await import("node:fs");
+      symlinkSync(outside, join(root, "docs"));
+      await hook(root, "UserPromptSubmit", { prompt: "/approve scope=docs/** docs" });
+      const r = await hook(root, "PreToolUse", write(root, "docs/x.md"));
+      assert.equal(decision(r), "deny");
+      assert.match(reason(r), /outside the lease's scope/);
+    } finally {
+      removeDir(outside);
     }
+  });
+
+  test("under a scoped lease Bash is refused unless the scope names Bash", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve scope=src/** src" });
+    const r = await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf src/x" } });
+    assert.equal(decision(r), "deny");
+    assert.match(reason(r), /Bash can write anywhere/);
+    await hook(root, "UserPromptSubmit", { prompt: "/approve scope=src/**,Bash src and shell" });
+    assert.equal((await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf src/x" } })).stdout, "");
+  });
+
+  test("read-only Bash passes with no decision; a writing Bash needs the lease and the denial says why and what to use instead", async () => {
+    await readOnlyTurn(root);
+    assert.equal((await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls -la" } })).stdout, "");
+    const r = await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "sort -o out.txt a.txt" } });
+    assert.equal(decision(r), "deny");
+    assert.match(reason(r), /the option -o is not allowed/);
+    assert.match(reason(r), /Read, Grep or Glob/);
+  });
+
+  test("more read-only Bash commands and tools can be vouched for in .longrun/hooks.json", async () => {
+    await readOnlyTurn(root);
+    const npm = { tool_name: "Bash", tool_input: { command: "npm test" } };
+    const mcp = { tool_name: "mcp__github__get_issue", tool_input: { number: 1 } };
+    assert.equal(decision(await hook(root, "PreToolUse", npm)), "deny");
+    assert.equal(decision(await hook(root, "PreToolUse", mcp)), "deny");
+    writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ bash_read_only: ["npm test"], read_only_tools: ["mcp__github__get_issue"] }));
+    assert.equal((await hook(root, "PreToolUse", npm)).stdout, "");
+    assert.equal((await hook(root, "PreToolUse", mcp)).stdout, "");
+    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm install" } })), "deny");
+    assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test > out.txt" } })), "deny");
   });
 
   test("a stale lease in the state file is denied even though the mode says writable", async () => {
@@ -106,53 +134,129 @@ describe("Claude Code hooks (real processes of the binary)", () => {
 
   const broken: [string, () => { args?: string[]; input?: string; prep?: () => void }][] = [
     ["its input is not JSON", () => ({ input: "not json" })],
+    ["its input is empty", () => ({ input: "" })],
+    ["its input is not valid UTF-8", () => ({ input: "\u00ff" })],
     ["the state file is corrupt", () => ({ prep: () => { mkdirSync(join(root, ".longrun"), { recursive: true }); writeFileSync(join(root, ".longrun", "state.json"), "{trunc"); } })],
     ["it is given no root at all", () => ({ args: [BINARY, "hook", "claude", "PreToolUse"], input: JSON.stringify(write("/x", "a")) })],
     ["its hooks.json is malformed", () => ({ prep: () => { mkdirSync(join(root, ".longrun"), { recursive: true }); writeFileSync(join(root, ".longrun", "hooks.json"), '{"approve_marker": 5}'); } })],
+    ["its hooks.json has an unknown setting", () => ({ prep: () => { mkdirSync(join(root, ".longrun"), { recursive: true }); writeFileSync(join(root, ".longrun", "hooks.json"), '{"allow_everything": true}'); } })],
     ["it gets an unknown flag", () => ({ args: [BINARY, "hook", "claude", "PreToolUse", "--bogus"] })],
-    ["the state directory is unreadable", () => ({ prep: () => { mkdirSync(join(root, ".longrun"), { recursive: true }); writeFileSync(join(root, ".longrun", "state.json"), "{}"); chmodSync(join(root, ".longrun", "state.json"), 0o000); } })],
+    ["the state file is unreadable", () => ({ prep: () => { mkdirSync(join(root, ".longrun"), { recursive: true }); writeFileSync(join(root, ".longrun", "state.json"), "{}"); chmodSync(join(root, ".longrun", "state.json"), 0o000); } })],
   ];
   for (const [name, make] of broken) {
-    test(`PreToolUse fails closed when ${name}: deny with a reason, exit 0`, async () => {
+    test(`PreToolUse fails closed when ${name}: blocked with a reason`, async () => {
       requireBinary();
       const c = make();
       c.prep?.();
-      const env: Record<string, string> = { CLAUDE_PROJECT_DIR: "" };
-      const r = await run(c.args ?? [BINARY, "hook", "claude", "PreToolUse", "--root", root], { input: c.input ?? JSON.stringify(write(root, "a.txt")), env });
-      assert.equal(r.code, 0, r.stderr);
-      const out = JSON.parse(r.stdout);
-      // (root can read a mode-000 file; then the answer is a plain refusal, still a deny)
-      assert.equal(out.hookSpecificOutput.permissionDecision, "deny", r.stdout);
-      assert.ok(out.hookSpecificOutput.permissionDecisionReason.length > 10);
+      const r = await run(c.args ?? [BINARY, "hook", "claude", "PreToolUse", "--root", root], { input: c.input ?? JSON.stringify(write(root, "a.txt")), env: { CLAUDE_PROJECT_DIR: "" } });
+      // exit 2 (stderr is the reason) or a JSON deny with exit 0; nothing else
+      if (r.code === 2) assert.match(r.stderr, /longrun: .{10,}/);
+      else {
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, "deny", r.stdout);
+      }
     });
   }
 
-  test("Stop checkpoints a task in progress; the next prompt resumes it in a new turn", async () => {
+  test("an unknown event fails closed", async () => {
+    requireBinary();
+    const r = await run([BINARY, "hook", "claude", "PostWhatever", "--root", root], { input: "{}" });
+    assert.equal(r.code, 2);
+  });
+
+  test("a held state lock makes PreToolUse answer within its deadline, denied, naming the holder", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve uses=5 go" }); // a counted lease needs the lock to record a use
+    const holder = holdLock(join(root, ".longrun", "lock"));
+    try {
+      await holder.ready;
+      const started = Date.now();
+      const r = await hook(root, "PreToolUse", write(root, "a.txt"));
+      const took = Date.now() - started;
+      assert.equal(decision(r), "deny");
+      assert.match(reason(r), /busy|held/);
+      assert.ok(took < 9_000, `answered in ${took} ms, under the installed 10 s timeout`);
+    } finally {
+      holder.release();
+    }
+  });
+
+  test("a held state lock blocks the prompt (the turn cannot begin), and the old lease does not carry into the next turn", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve first" });
+    const holder = holdLock(join(root, ".longrun", "lock"));
+    try {
+      await holder.ready;
+      const u = await hook(root, "UserPromptSubmit", { prompt: "second prompt" });
+      assert.equal(u.code, 0);
+      assert.equal(u.out.decision, "block", JSON.stringify(u.out));
+      assert.match(u.out.reason, /could not begin this turn/);
+      assert.match(u.out.reason, /process \d+/, "names the process holding the lock");
+    } finally {
+      holder.release();
+    }
+    const again = await hook(root, "UserPromptSubmit", { prompt: "second prompt" });
+    assert.match(again.out.hookSpecificOutput.additionalContext, /turn 2.*NOT approved/);
+    assert.equal(decision(await hook(root, "PreToolUse", write(root, "a.txt"))), "deny");
+  });
+
+  test("Stop ends the turn and saves the assistant's last words as a pause checkpoint; the next prompt resumes", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve work" });
-    const st = await hook(root, "Stop", { stop_hook_active: false });
+    const st = await hook(root, "Stop", { stop_hook_active: false, last_assistant_message: "Renamed the loader; tests pass. Next: update the docs." });
     assert.equal(st.code, 0);
-    assert.deepEqual(st.out, {}, "Stop never blocks");
+    assert.equal(st.stdout, "", "Stop never blocks");
     const s = state(root);
     assert.equal(s.status, "paused");
     assert.equal(s.access_mode, "read_only");
     assert.ok(s.last_checkpoint.memory_id.startsWith("S_"));
     const u = await hook(root, "UserPromptSubmit", { prompt: "continue" });
     assert.match(u.out.hookSpecificOutput.additionalContext, /in_progress\), turn 2/);
+    const search = await run([BINARY, "serve", "--root", root], { input: '{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"Renamed loader"}}\n' });
+    assert.match(search.stdout, /Renamed the loader/);
   });
 
-  test("PreCompact checkpoints too; with no task in progress, Stop does nothing", async () => {
-    const none = await hook(root, "Stop", {});
-    assert.deepEqual(none.out, {});
-    assert.equal(existsSync(join(root, ".longrun", "state.json")), false);
-    await hook(root, "UserPromptSubmit", { prompt: "/approve x" });
-    const pc = await hook(root, "PreCompact", { trigger: "auto", custom_instructions: "" });
-    assert.match(pc.out.systemMessage, /checkpoint saved as S_/);
+  test("Stop with nothing said ends the turn without an empty checkpoint record", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve work" });
+    const st = await hook(root, "Stop", { stop_hook_active: false });
+    assert.equal(st.code, 0);
+    const s = state(root);
+    assert.equal(s.status, "in_progress");
+    assert.equal(s.access_mode, "read_only", "the lease ended with the turn");
+    assert.equal(s.last_checkpoint, null, "no record made of nothing");
+  });
+
+  test("Stop reads the assistant's last words from the transcript when the payload lacks them", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve work" });
+    const transcript = join(root, "t.jsonl");
+    writeFileSync(transcript, [
+      JSON.stringify({ type: "user", message: { role: "user", content: "go" } }),
+      JSON.stringify({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Migrated the schema to v4." }, { type: "tool_use", name: "Bash" }] } }),
+      "{not json",
+    ].join("\n"));
+    await hook(root, "Stop", { transcript_path: transcript });
     assert.equal(state(root).status, "paused");
+    const search = await run([BINARY, "serve", "--root", root], { input: '{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"Migrated schema"}}\n' });
+    assert.match(search.stdout, /Migrated the schema to v4/);
+  });
+
+  test("PreCompact saves a progress checkpoint: the task keeps running and the lease stands", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "/approve long job" });
+    const pc = await hook(root, "PreCompact", { trigger: "auto", custom_instructions: "" });
+    assert.equal(pc.code, 0);
+    const s = state(root);
+    assert.equal(s.status, "in_progress");
+    assert.equal(s.access_mode, "writable");
+    assert.ok(s.last_checkpoint.memory_id.startsWith("S_"));
+    assert.equal((await hook(root, "PreToolUse", write(root, "a.txt"))).stdout, "", "still writable in the same turn");
+  });
+
+  test("with no task in progress, Stop and PreCompact do nothing", async () => {
+    assert.equal((await hook(root, "Stop", {})).stdout, "");
+    assert.equal((await hook(root, "PreCompact", { trigger: "manual" })).stdout, "");
+    assert.equal(existsSync(join(root, ".longrun", "state.json")), false);
   });
 
   test("SessionStart resumes the task read-only in a new turn and tells the model where it stands", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "Port the importer\n/approve yes" });
-    await hook(root, "Stop", {});
+    await hook(root, "Stop", { last_assistant_message: "started the port" });
     const s = await hook(root, "SessionStart", { source: "resume" });
     const ctx = s.out.hookSpecificOutput.additionalContext as string;
     assert.match(ctx, /resumed task T_.* in turn 2, read-only/);
@@ -165,49 +269,35 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve x" });
     const env = { LD_DEBUG: "files" };
     const gate = await run([BINARY, "hook", "claude", "PreToolUse", "--root", root], { input: JSON.stringify(write(root, "a.txt")), env });
-    assert.equal(JSON.parse(gate.stdout).hookSpecificOutput.permissionDecision, "allow");
+    assert.equal(gate.code, 0);
     assert.doesNotMatch(gate.stderr, /\.node \[0\];\s+dynamically loaded/);
     const serve = await run([BINARY, "serve", "--root", root], { input: '{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"x"}}\n', env });
     assert.match(serve.stderr, /\.node \[0\];\s+dynamically loaded/);
   });
-});
 
-describe("longrun hook install claude", () => {
-  let root = "";
-  beforeEach(() => (root = tempDir()));
-  afterEach(() => removeDir(root));
-
-  test("writes settings.local.json (not settings.json), keeps other settings, is idempotent, and proves each hook answers", async () => {
-    requireBinary();
-    mkdirSync(join(root, ".claude"));
-    const file = join(root, ".claude", "settings.local.json");
-    writeFileSync(file, JSON.stringify({ model: "x", permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo mine" }] }] } }));
-    const first = await run([BINARY, "hook", "install", "claude", "--root", root]);
-    assert.equal(first.code, 0, first.stdout + first.stderr);
-    for (const e of ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"]) assert.match(first.stdout, new RegExp(`ok\\s+${e}`));
-    const once = readFileSync(file, "utf8");
-    const second = await run([BINARY, "hook", "install", "claude", "--root", root]);
-    assert.equal(second.code, 0);
-    assert.equal(readFileSync(file, "utf8"), once, "a second install changes nothing");
-    const s = JSON.parse(once);
-    assert.equal(s.model, "x");
-    assert.equal(s.hooks.Stop.length, 2);
-    assert.equal(s.hooks.Stop[0].hooks[0].command, "echo mine");
-    assert.equal(s.hooks.PreToolUse[0].matcher, "*");
-    assert.equal(s.hooks.PreToolUse[0].hooks[0].command, `${BINARY} hook claude PreToolUse --root ${root}`);
-    assert.deepEqual(s.permissions.deny.slice(0, 3), ["Read(./.env)", "Read(./.longrun/**)", "Edit(./.longrun/**)"], "its own deny rules are kept, longrun's added once");
-    assert.ok(s.permissions.deny.includes("Read(./raw_data/**)"));
-    assert.equal(existsSync(join(root, ".claude", "settings.json")), false);
-    assert.equal(existsSync(join(root, ".longrun", "state.json")), false, "the check ran in a scratch root, not here");
-  });
-
-  test("a settings file that is not JSON is left alone and the install fails", async () => {
-    requireBinary();
-    mkdirSync(join(root, ".claude"));
-    writeFileSync(join(root, ".claude", "settings.local.json"), "{oops");
-    const r = await run([BINARY, "hook", "install", "claude", "--root", root]);
-    assert.equal(r.code, 1);
-    assert.equal(readFileSync(join(root, ".claude", "settings.local.json"), "utf8"), "{oops");
+  test("the shipped binary ignores crash-injection variables", async () => {
+    const r = await hook(root, "UserPromptSubmit", { prompt: "/approve x" }, { LONGRUN_CRASH_AT: "checkpoint.after_pending_write,checkpoint.before_memory_commit" });
+    assert.equal(r.code, 0);
+    const st = await hook(root, "Stop", { last_assistant_message: "done" }, { LONGRUN_CRASH_AT: "checkpoint.after_pending_write,checkpoint.before_memory_commit" });
+    assert.equal(st.signal, null, "not killed");
+    assert.equal(state(root).status, "paused");
   });
 });
 
+/** A separate process holding the root's flock until released (the way a stuck agent command would). */
+export function holdLock(path: string): { ready: Promise<void>; release: () => void } {
+  mkdirSync(join(path, ".."), { recursive: true });
+  const child = spawn("flock", [path, "sh", "-c", "echo held; exec sleep 60"], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  return {
+    ready: until(() => out.includes("held"), "the lock to be held").then(() => {}),
+    release: () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

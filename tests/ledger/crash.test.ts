@@ -1,5 +1,5 @@
 /**
- * The ledger under real crashes: `longrun serve` processes of the compiled binary killed with
+ * The ledger under real crashes: `longrun serve` processes of the compiled binary (its crash-test build) killed with
  * SIGKILL at named points (LONGRUN_CRASH_AT) and at random moments, and an old executor frozen
  * with SIGSTOP while another claims its run. After each, A1-A4 must hold.
  */
@@ -8,9 +8,10 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { CRASH_BINARY, Server } from "../protocol/server.ts";
 
-const binary = TARGETS[0]!;
+/** The executable with crash points kept: the shipped one ignores LONGRUN_CRASH_AT. */
+const binary = { name: "the compiled binary (crash-test build)", argv: [CRASH_BINARY] };
 
 async function session<T>(root: string, fn: (s: Server) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
   const s = new Server(binary, ["serve", "--root", root], env);

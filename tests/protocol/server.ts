@@ -10,14 +10,16 @@ export interface Target {
 }
 
 export const BINARY = join(REPO, "dist", "longrun");
+/** The same executable built with crash points kept (`scripts/compile.ts … --crash-points`), for crash tests. */
+export const CRASH_BINARY = join(REPO, "dist", "longrun-crashtest");
 
 export const TARGETS: Target[] = [
   { name: "the compiled binary", argv: [BINARY] },
   { name: "deno run src/main.ts", argv: [join(REPO, "node_modules", ".bin", "deno"), "run", "-A", "--no-check", "--quiet", join(REPO, "src", "main.ts")] },
 ];
 
-export function requireBinary(): void {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: build it with ./compile.sh (npm test does this first)`);
+export function requireBinary(path = BINARY): void {
+  if (!existsSync(path)) throw new Error(`${path} is missing: build it with ./compile.sh (npm test builds both executables first)`);
 }
 
 export class Server {
@@ -30,7 +32,7 @@ export class Server {
   #next = 1000;
 
   constructor(target: Target, args: string[], env: Record<string, string> = {}) {
-    if (target.argv[0] === BINARY) requireBinary();
+    if (target.argv[0] === BINARY || target.argv[0] === CRASH_BINARY) requireBinary(target.argv[0]);
     this.child = spawn(target.argv[0]!, [...target.argv.slice(1), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
       this.#buf += d;

@@ -272,7 +272,7 @@ class Parser {
         continue;
       }
       if (c === "~" && this.i === start) {
-        const m = /^~([A-Za-z0-9._-]*)/.exec(s.slice(this.i, this.i + 64))!;
+        const m = /^~([+-]|[A-Za-z0-9._-]*)/.exec(s.slice(this.i, this.i + 64))!;
         const after = s[this.i + m[0].length];
         if (after === undefined || after === "/" || META.has(after)) {
           parts.push({ t: "tilde", user: m[1]! });
@@ -291,7 +291,9 @@ class Parser {
       if (c === "[") {
         const end = bracketEnd(s, this.i);
         if (end > 0) {
-          parts.push({ t: "glob", v: s.slice(this.i, end + 1) });
+          // quotes or escapes inside a bracket still leave it a class for bash (`.l['o']ngrun`)
+          const body = s.slice(this.i, end + 1);
+          parts.push({ t: "glob", v: /['"\\$`]/.test(body) ? "[?]" : body });
           this.i = end + 1;
           continue;
         }
@@ -544,6 +546,7 @@ function mergeScripts(scripts: Script[]): Script {
   };
 }
 
+/** The `]` closing a bracket expression that starts at `i`, within the same word; -1 if none. */
 function bracketEnd(s: string, i: number): number {
   let j = i + 1;
   if (s[j] === "!" || s[j] === "^") j++;
@@ -551,7 +554,16 @@ function bracketEnd(s: string, i: number): number {
   for (; j < s.length; j++) {
     const c = s[j]!;
     if (c === "]") return j;
-    if (META.has(c) || c === "'" || c === '"' || c === "\\" || c === "$" || c === "`") return -1;
+    if (c === "\\") j++;
+    else if (c === "'") {
+      const e = s.indexOf("'", j + 1);
+      if (e < 0) return -1;
+      j = e;
+    } else if (c === '"') {
+      const e = s.indexOf('"', j + 1);
+      if (e < 0) return -1;
+      j = e;
+    } else if (META.has(c)) return -1;
   }
   return -1;
 }

@@ -57,6 +57,7 @@ function atomsOf(parts: readonly Part[], env: WordEnv): Atom[] {
         break;
       case "tilde":
         if (p.user === "") text(env.home);
+        else if (p.user === "+") text(env.cwd);
         else out.push({ any: true });
         break;
       case "var":
@@ -106,7 +107,7 @@ function braceExpand(atoms: Atom[], budget = { n: MAX_ALTERNATIVES }): Atom[][] 
       const seq = sequence(inner);
       if (seq === null) continue; // {x} alone is not an expansion
       if (seq === "too_many") return null;
-      alts = seq.map((s) => [...s].map((c) => ({ c, q: true })));
+      alts = seq.map((s) => [...s].map((c) => ({ c, q: false }))); // bash globs what a sequence makes
     }
     const prefix = atoms.slice(0, i);
     const rest = braceExpand(atoms.slice(end + 1), budget);
@@ -146,11 +147,26 @@ function sequence(inner: Atom[]): string[] | null | "too_many" {
 
 function toTokens(atoms: Atom[]): Tok[] {
   const out: Tok[] = [];
-  for (const a of atoms) {
+  for (let i = 0; i < atoms.length; i++) {
+    const a = atoms[i]!;
+    if ("c" in a && !a.q && (a.c === "*" || a.c === "?")) {
+      // a glob character made by brace expansion (a sequence such as {a..Z..6})
+      out.push(a.c === "*" ? { t: "star" } : { t: "one" });
+      continue;
+    }
+    if ("c" in a && !a.q && a.c === "[") {
+      const close = atoms.findIndex((b, k) => k > i && "c" in b && !b.q && b.c === "]");
+      if (close > i) {
+        out.push({ t: "one" });
+        i = close;
+        continue;
+      }
+    }
     if ("any" in a) out.push({ t: "any" });
     else if ("c" in a) out.push({ t: "c", c: a.c });
     else if (a.g === "*") out.push({ t: "star" });
     else if (a.g === "?") out.push({ t: "one" });
+    else if (a.g === "[?]") out.push({ t: "one" }); // a class with quotes inside: any one character
     else {
       const body = a.g.slice(1, -1);
       const neg = body.startsWith("!") || body.startsWith("^");

@@ -1,0 +1,134 @@
+/**
+ * The hostile corpus (tests/hooks/corpus.ts), every call sent as a real PreToolUse payload to a
+ * process of the compiled binary, in a root set up the way an attacker would want it (a symlink
+ * and a hard link into .longrun/, files named like options):
+ * - in a read-only turn, every hostile call is denied;
+ * - under the user's unscoped lease, every call that reaches protected files or grants is denied;
+ * - no answer is ever "allow"; ordinary work under the lease still passes.
+ */
+import assert from "node:assert/strict";
+import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { removeDir, run, tempDir } from "../helpers.ts";
+import { BINARY, requireBinary } from "../protocol/server.ts";
+import { ALWAYS_DENIED, type Call, LEASE_PASSES, MALFORMED, READ_ONLY_DENIED } from "./corpus.ts";
+
+interface Answer {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function decisionOf(a: Answer): "deny" | "none" | string {
+  if (a.code === 2) return "deny";
+  if (a.code !== 0) return `exit ${a.code}`;
+  if (a.stdout.trim() === "") return "none";
+  const out = JSON.parse(a.stdout);
+  return out.hookSpecificOutput?.permissionDecision ?? `unexpected ${a.stdout}`;
+}
+
+async function send(root: string, input: string): Promise<Answer> {
+  return run([BINARY, "hook", "claude", "PreToolUse", "--root", root], { input, env: { CLAUDE_PROJECT_DIR: "" } });
+}
+
+function payload(root: string, call: Call): string {
+  const text = JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, session_id: "s", tool_use_id: "t", ...call });
+  return text.replaceAll("ROOTNAME", basename(root)).replaceAll("ROOT", root).replaceAll('"~/', `"${homedir()}/`);
+}
+
+/** A git repository inside the root whose own configuration or hooks make read commands run a program. */
+async function evilRepo(dir: string, setup: (dir: string) => Promise<unknown> | void): Promise<void> {
+  mkdirSync(dir);
+  await run(["git", "init", "-q", dir]);
+  await setup(dir);
+}
+
+/** Runs `items` through `fn` with a few processes at a time. */
+async function pool<T, R>(items: readonly T[], fn: (t: T) => Promise<R>, width = 4): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  }));
+  return out;
+}
+
+async function prompt(root: string, text: string): Promise<void> {
+  const r = await run([BINARY, "hook", "claude", "UserPromptSubmit", "--root", root], { input: JSON.stringify({ hook_event_name: "UserPromptSubmit", cwd: root, prompt: text }) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /"decision":"block"/, r.stdout);
+}
+
+describe("the hostile corpus against the binary's PreToolUse hook", () => {
+  let root = "";
+  before(async () => {
+    requireBinary();
+    root = tempDir();
+    await prompt(root, "Refactor the parser\n/approve start"); // a real task…
+    await prompt(root, "now look around first"); // …in a read-only turn (no approval in this prompt)
+    // what an attacker would have prepared under an earlier lease
+    mkdirSync(join(root, "src"));
+    writeFileSync(join(root, "a.txt"), "hello\n");
+    writeFileSync(join(root, "--output=pwned"), "");
+    writeFileSync(join(root, "-o"), "");
+    symlinkSync(join(root, ".longrun"), join(root, "link-to-state"));
+    symlinkSync(join(root, ".longrun", "state.json"), join(root, "state-link"));
+    writeFileSync(join(root, ".longrun", "hooks.json"), "{}");
+    linkSync(join(root, ".longrun", "hooks.json"), join(root, "hard-link"));
+    symlinkSync("./.claude/settings.local.json", join(root, "dangling")); // its target does not exist yet
+    writeFileSync(join(root, "memory.db"), "");
+    mkdirSync(join(root, "raw_data"));
+    await evilRepo(join(root, "evil-fsmonitor"), (d) => run(["git", "-C", d, "config", "core.fsmonitor", "touch pwned"]));
+    await evilRepo(join(root, "evil-hookspath"), (d) => run(["git", "-C", d, "config", "core.hooksPath", "hk"]));
+    await evilRepo(join(root, "evil-hook"), (d) => {
+      writeFileSync(join(d, ".git", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
+      chmodSync(join(d, ".git", "hooks", "post-index-change"), 0o755);
+    });
+  });
+  after(() => removeDir(root));
+
+  test(`the corpus holds at least 300 hostile calls (${READ_ONLY_DENIED.length + ALWAYS_DENIED.length + MALFORMED.length})`, () => {
+    assert.ok(READ_ONLY_DENIED.length + ALWAYS_DENIED.length + MALFORMED.length >= 300);
+  });
+
+  test("in a read-only turn every hostile call is denied", async () => {
+    const calls = [...READ_ONLY_DENIED, ...ALWAYS_DENIED];
+    const answers = await pool(calls, (c) => send(root, payload(root, c)));
+    const wrong = calls.map((c, i) => [c, decisionOf(answers[i]!)] as const).filter(([, d]) => d !== "deny");
+    assert.deepEqual(wrong, [], `not denied:\n${wrong.map(([c, d]) => `${d}: ${JSON.stringify(c)}`).join("\n")}`);
+  });
+
+  test("malformed payloads are denied", async () => {
+    const answers = await pool(MALFORMED, (m) => send(root, m));
+    const wrong = MALFORMED.filter((_, i) => decisionOf(answers[i]!) !== "deny");
+    assert.deepEqual(wrong, []);
+  });
+
+  describe("under the user's unscoped lease", () => {
+    before(() => prompt(root, "Refactor the parser\n/approve do the refactor"));
+
+    test("every call that reaches protected files, runs a host command or forges an approval is denied", async () => {
+      const answers = await pool(ALWAYS_DENIED, (c) => send(root, payload(root, c)));
+      const wrong = ALWAYS_DENIED.map((c, i) => [c, decisionOf(answers[i]!), answers[i]!.stdout] as const).filter(([, d]) => d !== "deny");
+      assert.deepEqual(wrong, [], `not denied under the lease:\n${wrong.map(([c, d]) => `${d}: ${JSON.stringify(c)}`).join("\n")}`);
+    });
+
+    test("ordinary work passes with no decision, so Claude Code's own prompts still apply", async () => {
+      const answers = await pool(LEASE_PASSES, (c) => send(root, payload(root, c)));
+      const wrong = LEASE_PASSES.map((c, i) => [c, decisionOf(answers[i]!), answers[i]!.stdout + answers[i]!.stderr] as const).filter(([, d]) => d !== "none");
+      assert.deepEqual(wrong, [], wrong.map(([c, d, o]) => `${d}: ${JSON.stringify(c)} ${o}`).join("\n"));
+    });
+
+    test("no answer to anything in the corpus is ever allow", async () => {
+      const calls = [...READ_ONLY_DENIED, ...LEASE_PASSES];
+      const answers = await pool(calls, (c) => send(root, payload(root, c)));
+      assert.deepEqual(answers.map(decisionOf).filter((d) => d === "allow"), []);
+      assert.ok(answers.every((a) => !a.stdout.includes('"allow"')));
+    });
+  });
+});
