@@ -1,7 +1,13 @@
-/** `longrun status|resume|checkpoint`: the contract for a person at a terminal, in plain text. */
+/**
+ * `longrun status|resume|checkpoint|finish|recover`: the contract for a person at a terminal, in
+ * plain text. A person at the terminal is the host: `finish` accepts a task (also one waiting for
+ * verification) and `recover --force` rebuilds it from memory over a readable state.
+ * `status` only reads: in a directory without a root it says so and creates nothing.
+ */
 import { LongrunError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
-import { InvalidRootError, Root } from "../root.ts";
+import { existsSync } from "node:fs";
+import { InvalidRootError, Root, resolveRoot, rootPaths } from "../root.ts";
 
 function describeTask(t: TaskState | null): string {
   if (!t) return "no task in this root (task.start creates one)";
@@ -17,13 +23,15 @@ function describeTask(t: TaskState | null): string {
   ].join("\n");
 }
 
+export type HumanCommand = "status" | "resume" | "checkpoint" | "finish" | "recover";
+
 export async function runHuman(
-  command: "status" | "resume" | "checkpoint",
-  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean },
+  command: HumanCommand,
+  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean; force?: boolean },
 ): Promise<number> {
-  let root: Root;
+  let dir: string;
   try {
-    root = await Root.open(o.root ?? process.cwd(), { searchInWorker: false });
+    dir = resolveRoot(o.root ?? process.cwd());
   } catch (e) {
     if (e instanceof InvalidRootError) {
       process.stderr.write(`longrun: ${e.message}\n`);
@@ -31,6 +39,11 @@ export async function runHuman(
     }
     throw e;
   }
+  if (command === "status" && !existsSync(rootPaths(dir).longrun)) {
+    console.log(`no longrun root in ${dir} (nothing here yet; a task.start or \`longrun hook install claude\` creates one)`);
+    return 0;
+  }
+  const root = await Root.open(dir, { searchInWorker: false });
   try {
     if (command === "status") {
       const s = await root.contract.status();
@@ -41,7 +54,7 @@ export async function runHuman(
       console.log(describeTask(r.task));
       if (r.replayed) console.log(`replayed pending checkpoint into memory as ${r.replayed.memory_id}`);
       for (const m of r.memories) console.log(`  ${m.id} ${m.title}`);
-    } else {
+    } else if (command === "checkpoint") {
       if (typeof o.summary !== "string" || typeof o.nextStep !== "string") {
         process.stderr.write("longrun: checkpoint needs --summary and --next-step\n");
         return 2;
@@ -54,6 +67,14 @@ export async function runHuman(
       });
       console.log(cp.text);
       console.log(`(saved to memory as ${cp.memory_id})`);
+    } else if (command === "finish") {
+      const f = await root.contract.finish(typeof o.summary === "string" ? o.summary : "", "host");
+      console.log(describeTask(f.task));
+      console.log(`(outcome saved to memory as ${f.memory_id})`);
+    } else {
+      const r = await root.contract.recoverFromMemory({ force: o.force === true, by: "host" });
+      console.log(describeTask(r.task));
+      console.log(`(rebuilt from memory ${r.memory_id}${r.quarantined ? `; the unreadable state file was kept as ${r.quarantined}` : ""})`);
     }
     return 0;
   } catch (e) {

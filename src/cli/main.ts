@@ -17,10 +17,18 @@ Usage:
   longrun hook claude <Event> [--root DIR]
                                     Claude Code hook (UserPromptSubmit, PreToolUse, SessionStart, Stop, PreCompact)
   longrun hook install claude [--root DIR]
-                                    write the hooks into DIR/.claude/settings.local.json and test each once
-  longrun status [--root DIR]       the task, its lease and any pending checkpoint
+                                    write the hooks, deny rules and sandbox into DIR/.claude/settings.local.json,
+                                    add /approve as a command, and test each hook once
+  longrun hook uninstall claude [--root DIR]
+                                    take out what install added (your task and memory stay)
+  longrun status [--root DIR]       the task, its lease and any pending checkpoint (creates nothing)
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
+  longrun finish [--summary S] [--root DIR]
+                                    accept the task as completed (also one waiting for verification)
+  longrun recover [--force] [--root DIR]
+                                    rebuild a lost or corrupt task state from the last checkpoint in memory;
+                                    --force rebuilds it over a readable one
   longrun --version | --help
 
 DIR must be an existing absolute directory; it defaults to the working directory.
@@ -44,6 +52,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       "allow-root": { type: "string", multiple: true },
       expose: { type: "boolean" },
       "allowed-host": { type: "string", multiple: true },
+      force: { type: "boolean" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -99,11 +108,14 @@ export async function main(argv: string[]): Promise<number> {
     case "status":
     case "resume":
     case "checkpoint":
+    case "finish":
+    case "recover":
       return (await import("./human.ts")).runHuman(command, {
         root,
         summary: values.summary as string | undefined,
         nextStep: values["next-step"] as string | undefined,
         phase: values.phase as string | undefined,
+        force: values.force === true,
       });
     default:
       return usage(`unknown command ${JSON.stringify(command)}`);

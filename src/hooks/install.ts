@@ -24,6 +24,7 @@ import { selfArgv } from "../runtime/index.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { DEFAULT_MARKER } from "./approval.ts";
 import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
+import { loadHookConfig } from "./config.ts";
 
 const MARK = " hook claude ";
 
@@ -235,9 +236,16 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
   mkdirSync(join(dir, "commands"), { recursive: true });
   writeFileAtomic(file, JSON.stringify(withLongrunHooks(settings, self, root), null, 2) + "\n");
   process.stdout.write(`wrote longrun hooks, deny rules and sandbox settings for ${root} into ${file}\n`);
-  const command = join(dir, "commands", "approve.md");
-  writeFileAtomic(command, approveCommand());
-  process.stdout.write(`wrote ${command} (/approve is a command only the user can run)\n`);
+  let marker: string;
+  try {
+    marker = loadHookConfig(root).approve_marker;
+  } catch (e) {
+    process.stderr.write(`longrun: ${(e as Error).message}; fix it and install again\n`);
+    return 1;
+  }
+  const command = join(dir, "commands", `${marker.slice(1)}.md`);
+  writeFileAtomic(command, approveCommand(marker));
+  process.stdout.write(`wrote ${command} (${marker} is a command only the user can run)\n`);
   const ignored = addToGitignore(root);
   if (ignored.length) process.stdout.write(`added ${ignored.join(" ")} to ${join(root, ".gitignore")}\n`);
   if (process.platform === "linux" && !(which("bwrap") && which("socat"))) {
@@ -273,7 +281,7 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
     process.stderr.write(`longrun: ${failed} hook(s) did not answer as expected\n`);
     return 1;
   }
-  process.stdout.write(`all ${CLAUDE_EVENTS.length} hooks answer; approve writes for one turn by starting a line of your prompt with ${DEFAULT_MARKER}\n`);
+  process.stdout.write(`all ${CLAUDE_EVENTS.length} hooks answer; approve writes for one turn by starting a line of your prompt with ${marker}\n`);
   return 0;
 }
 
@@ -295,7 +303,13 @@ export function uninstallClaudeHooks(rootArg: string): number {
     writeFileAtomic(file, JSON.stringify(withoutLongrun(settings, root, selfArgv()), null, 2) + "\n");
     process.stdout.write(`removed longrun's hooks, deny rules and sandbox paths from ${file} (the sandbox itself stays as it is)\n`);
   }
-  const command = join(root, ".claude", "commands", "approve.md");
+  let marker = DEFAULT_MARKER;
+  try {
+    marker = loadHookConfig(root).approve_marker;
+  } catch {
+    // a broken hooks.json: the default name
+  }
+  const command = join(root, ".claude", "commands", `${marker.slice(1)}.md`);
   try {
     if (readFileSync(command, "utf8").includes(APPROVE_COMMAND_MARK)) {
       unlinkSync(command);

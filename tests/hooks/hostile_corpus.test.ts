@@ -7,7 +7,7 @@
  * - no answer is ever "allow"; ordinary work under the lease still passes.
  */
 import assert from "node:assert/strict";
-import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -81,8 +81,7 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
     writeFileSync(join(root, ".longrun", "hooks.json"), "{}");
     linkSync(join(root, ".longrun", "hooks.json"), join(root, "hard-link"));
     symlinkSync("./.claude/settings.local.json", join(root, "dangling")); // its target does not exist yet
-    writeFileSync(join(root, "memory.db"), "");
-    mkdirSync(join(root, "raw_data"));
+    assert.ok(existsSync(join(root, "memory.db")) && existsSync(join(root, "raw_data")), "the task's root is laid out");
     await evilRepo(join(root, "evil-fsmonitor"), (d) => run(["git", "-C", d, "config", "core.fsmonitor", "touch pwned"]));
     await evilRepo(join(root, "evil-hookspath"), (d) => run(["git", "-C", d, "config", "core.hooksPath", "hk"]));
     await evilRepo(join(root, "evil-hook"), (d) => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
@@ -60,7 +60,8 @@ describe("the executable", () => {
     try {
       const none = await run([BINARY, "status", "--root", dir]);
       assert.equal(none.code, 0);
-      assert.match(none.stdout, /no task in this root/);
+      assert.match(none.stdout, /no longrun root in/);
+      assert.deepEqual(readdirSync(dir), [], "status creates nothing in a directory without a root");
       const noTask = await run([BINARY, "checkpoint", "--root", dir, "--summary", "s", "--next-step", "n"]);
       assert.equal(noTask.code, 1);
       assert.match(noTask.stderr, /no_active_task/);
@@ -73,6 +74,33 @@ describe("the executable", () => {
         assert.match(r.stderr, /does not exist/);
         assert.equal(r.stdout, "");
       }
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  test("finish and recover for the person verifying: finish accepts a task waiting for verification; recover refuses a readable state unless forced", async () => {
+    requireBinary();
+    const dir = tempDir();
+    try {
+      const rpc = (lines: object[]) => run([BINARY, "serve", "--root", dir], { input: lines.map((l, i) => JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...l })).join("\n") + "\n" });
+      await rpc([
+        { method: "task.start", params: { description: "ship it" } },
+        { method: "task.checkpoint", params: { summary: "half", next_step: "rest" } },
+        { method: "task.resume" },
+        { method: "task.transition", params: { to: "waiting_verification", reason: "done" } },
+      ]);
+      const plain = await run([BINARY, "recover", "--root", dir]);
+      assert.equal(plain.code, 1);
+      assert.match(plain.stderr, /conflict: Not recovered: the state file is readable/);
+      const forced = await run([BINARY, "recover", "--force", "--root", dir]);
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.match(forced.stdout, /in_progress/);
+      await rpc([{ method: "task.transition", params: { to: "waiting_verification", reason: "done again" } }]);
+      const done = await run([BINARY, "finish", "--summary", "looks good", "--root", dir]);
+      assert.equal(done.code, 0, done.stderr);
+      assert.match(done.stdout, /completed/);
+      assert.match(done.stdout, /outcome saved to memory as S_/);
     } finally {
       removeDir(dir);
     }

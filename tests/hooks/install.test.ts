@@ -1,0 +1,114 @@
+/** `longrun hook install claude` and `uninstall`, as a user runs them, checked in the files they write. */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { removeDir, run, tempDir } from "../helpers.ts";
+import { BINARY, requireBinary } from "../protocol/server.ts";
+
+const settingsOf = (root: string) => JSON.parse(readFileSync(join(root, ".claude", "settings.local.json"), "utf8"));
+
+describe("longrun hook install claude", () => {
+  let root = "";
+  beforeEach(() => (root = tempDir()));
+  afterEach(() => removeDir(root));
+
+  test("writes settings.local.json (not settings.json), keeps other settings, is idempotent, and proves each hook answers", async () => {
+    requireBinary();
+    mkdirSync(join(root, ".claude"));
+    const file = join(root, ".claude", "settings.local.json");
+    writeFileSync(file, JSON.stringify({ model: "x", permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo mine" }] }] }, sandbox: { filesystem: { denyRead: ["~/.ssh"] } } }));
+    const first = await run([BINARY, "hook", "install", "claude", "--root", root]);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    for (const e of ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"]) assert.match(first.stdout, new RegExp(`ok\\s+${e}`));
+    const once = readFileSync(file, "utf8");
+    const second = await run([BINARY, "hook", "install", "claude", "--root", root]);
+    assert.equal(second.code, 0);
+    assert.equal(readFileSync(file, "utf8"), once, "a second install changes nothing");
+    const s = JSON.parse(once);
+    assert.equal(s.model, "x");
+    assert.equal(s.hooks.Stop.length, 2);
+    assert.equal(s.hooks.Stop[0].hooks[0].command, "echo mine");
+    assert.equal(s.hooks.PreToolUse[0].matcher, "*");
+    assert.equal(s.hooks.PreToolUse[0].hooks[0].command, `${BINARY} hook claude PreToolUse --root ${root}`);
+    assert.equal(existsSync(join(root, ".claude", "settings.json")), false);
+    assert.equal(existsSync(join(root, ".longrun", "state.json")), false, "the check ran in a scratch root, not here");
+  });
+
+  test("the gating hooks block when they fail or time out, with timeouts above their own deadlines", async () => {
+    requireBinary();
+    assert.equal((await run([BINARY, "hook", "install", "claude", "--root", root])).code, 0);
+    const h = settingsOf(root).hooks;
+    for (const e of ["PreToolUse", "UserPromptSubmit"]) {
+      assert.equal(h[e][0].hooks[0].onFailure, "block", e);
+    }
+    assert.equal(h.PreToolUse[0].hooks[0].timeout, 10);
+    assert.equal(h.UserPromptSubmit[0].hooks[0].timeout, 30);
+    assert.equal(h.Stop[0].hooks[0].onFailure, undefined, "a blocking Stop would make the model go on");
+  });
+
+  test("deny rules in the project-relative and absolute forms, and the sandbox keeps longrun's files from every Bash command", async () => {
+    requireBinary();
+    assert.equal((await run([BINARY, "hook", "install", "claude", "--root", root])).code, 0);
+    const s = settingsOf(root);
+    for (const r of ["Read(/.longrun/**)", "Edit(/.longrun/**)", "Read(/memory.db*)", "Read(/raw_data/**)", `Read(/${root}/.longrun/**)`, "Edit(/.claude/settings.local.json)", "Edit(~/.claude/settings.json)"]) {
+      assert.ok(s.permissions.deny.includes(r), r);
+    }
+    assert.equal(s.sandbox.enabled, true);
+    assert.equal(s.sandbox.allowUnsandboxedCommands, false, "no command may leave the sandbox");
+    assert.equal(s.sandbox.autoAllowBashIfSandboxed, false, "installing longrun never makes Bash less guarded");
+    for (const p of [".longrun", "memory.db", "raw_data", ".claude"]) assert.ok(s.sandbox.filesystem.denyWrite.includes(join(root, p)), p);
+    for (const p of [".longrun", "memory.db", "raw_data"]) assert.ok(s.sandbox.filesystem.denyRead.includes(join(root, p)), p);
+    assert.ok(s.sandbox.filesystem.denyWrite.includes(BINARY), "longrun's own executable");
+    assert.ok(existsSync(join(root, "memory.db")) && existsSync(join(root, "raw_data")), "the root is laid out, so the sandbox has paths to deny");
+  });
+
+  test("/approve becomes a command only the user can run, and longrun's files are ignored by git", async () => {
+    requireBinary();
+    writeFileSync(join(root, ".gitignore"), "node_modules/");
+    assert.equal((await run([BINARY, "hook", "install", "claude", "--root", root])).code, 0);
+    const cmd = readFileSync(join(root, ".claude", "commands", "approve.md"), "utf8");
+    assert.match(cmd, /^---\n/);
+    assert.match(cmd, /disable-model-invocation: true/);
+    assert.match(cmd, /\$ARGUMENTS/);
+    const ignore = readFileSync(join(root, ".gitignore"), "utf8");
+    assert.match(ignore, /^node_modules\/\n# longrun/m, "appended after the user's own lines");
+    for (const l of [".longrun/", "memory.db*", "raw_data/"]) assert.ok(ignore.split("\n").includes(l), l);
+    await run([BINARY, "hook", "install", "claude", "--root", root]);
+    assert.equal(readFileSync(join(root, ".gitignore"), "utf8"), ignore, "not added twice");
+  });
+
+  test("a configured marker gets its own command file", async () => {
+    requireBinary();
+    mkdirSync(join(root, ".longrun"));
+    writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ approve_marker: "/ok" }));
+    assert.equal((await run([BINARY, "hook", "install", "claude", "--root", root])).code, 0);
+    assert.ok(existsSync(join(root, ".claude", "commands", "ok.md")));
+  });
+
+  test("uninstall takes out what install added and keeps the user's own settings, task and memory", async () => {
+    requireBinary();
+    mkdirSync(join(root, ".claude"));
+    const mine = { model: "x", permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo mine" }] }] }, sandbox: { enabled: true, filesystem: { denyRead: ["~/.ssh"] } } };
+    writeFileSync(join(root, ".claude", "settings.local.json"), JSON.stringify(mine));
+    assert.equal((await run([BINARY, "hook", "install", "claude", "--root", root])).code, 0);
+    const r = await run([BINARY, "hook", "uninstall", "claude", "--root", root]);
+    assert.equal(r.code, 0, r.stderr);
+    const s = settingsOf(root);
+    assert.deepEqual(s.hooks, mine.hooks);
+    assert.deepEqual(s.permissions.deny, ["Read(./.env)"]);
+    assert.deepEqual(s.sandbox.filesystem.denyRead, ["~/.ssh"]);
+    assert.deepEqual(s.sandbox.filesystem.denyWrite, []);
+    assert.equal(existsSync(join(root, ".claude", "commands", "approve.md")), false);
+    assert.ok(existsSync(join(root, "memory.db")), "memory stays");
+  });
+
+  test("a settings file that is not JSON is left alone and the install fails", async () => {
+    requireBinary();
+    mkdirSync(join(root, ".claude"));
+    writeFileSync(join(root, ".claude", "settings.local.json"), "{oops");
+    const r = await run([BINARY, "hook", "install", "claude", "--root", root]);
+    assert.equal(r.code, 1);
+    assert.equal(readFileSync(join(root, ".claude", "settings.local.json"), "utf8"), "{oops");
+  });
+});
