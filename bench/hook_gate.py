@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): process time of the Claude Code PreToolUse gate, start to exit.
 
-Runs `dist/longrun hook claude PreToolUse` with a real Write payload against a real root (one
-with a granted lease: the allow path; one without a task: the deny path), alternating with a
-reference: a compiled Bun hello-world (`dist/bench-hello`, the floor of any Bun executable's
+Runs `dist/longrun hook claude PreToolUse` with real payloads against real roots: a Write under a
+granted lease (the pass path: no output), a Write with no task (the deny path), a read-only Bash
+command (`git status`: the allowlist plus git's configuration check, which runs `git config`)
+and a Bash command under the lease (the shell reader's protected-path checks), alternating with
+a reference: a compiled Bun hello-world (`dist/bench-hello`, the floor of any Bun executable's
 start), so machine noise hits both. Prints medians, p90 and the ratio to the reference.
 
 Target (issue 4): median under 15 ms for the gate.
@@ -64,19 +66,28 @@ def main():
     prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "bench\n/approve benchmark"}).encode()
     subprocess.run([BIN, "hook", "claude", "UserPromptSubmit", "--root", granted], input=prompt, check=True, capture_output=True)
 
+    subprocess.run(["git", "init", "-q", granted], check=True)
+
     def payload(root):
         return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": os.path.join(root, "a.txt"), "content": "x"}}).encode()
 
+    def bash(root, command):
+        return json.dumps({"hook_event_name": "PreToolUse", "cwd": root, "tool_name": "Bash", "tool_input": {"command": command}}).encode()
+
+    gate = [BIN, "hook", "claude", "PreToolUse", "--root"]
     cases = {
-        "gate, allow (lease granted)": ([BIN, "hook", "claude", "PreToolUse", "--root", granted], payload(granted), "allow"),
-        "gate, deny (no task)": ([BIN, "hook", "claude", "PreToolUse", "--root", empty], payload(empty), "deny"),
+        "gate, Write passes (lease granted)": (gate + [granted], payload(granted), "none"),
+        "gate, Write denied (no task)": (gate + [empty], payload(empty), "deny"),
+        "gate, read-only Bash `git status` passes": (gate + [granted], bash(granted, "git status --short"), "none"),
+        "gate, Bash under the lease passes": (gate + [granted], bash(granted, "mkdir -p build && cp -r src build/ && npm test -- --grep parser"), "none"),
         "reference: compiled Bun hello-world": ([HELLO], b"", None),
     }
     samples = {k: [] for k in cases}
     inputs = {}
     for name, (argv, stdin, decision) in cases.items():
         out = answer(argv, stdin)
-        if decision and json.loads(out)["hookSpecificOutput"]["permissionDecision"] != decision:
+        got = "none" if not out.strip() else json.loads(out)["hookSpecificOutput"]["permissionDecision"]
+        if decision and got != decision:
             raise SystemExit(f"{name}: unexpected answer {out!r}")
         path = os.path.join(tempfile.mkdtemp(), "stdin.json")
         with open(path, "wb") as f:

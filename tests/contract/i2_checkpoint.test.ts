@@ -52,6 +52,33 @@ describe("I2: a checkpoint is in memory before its text is returned", () => {
     await assert.rejects(c.requireWritable("write after checkpoint"), { kind: "write_gate_violation" });
   });
 
+  test("a progress checkpoint is saved the same way, but the task keeps running and the lease stands", async () => {
+    const c = fx.root.contract;
+    await c.startTask("long job");
+    await c.enableWrites({ reason: "ok", granted_by: "host" });
+    const spy = new RecordingMemory(fx.root.memory, fx.root.paths.state);
+    const out = await contractWith(fx.root, spy).checkpoint({ ...CP, kind: "progress" });
+    assert.deepEqual(spy.calls.map((x) => x.op), ["save"]);
+    assert.equal((await fx.root.memory.get(out.memory_id))?.content, out.text);
+    assert.match(out.text, /"status":"in_progress".*"access_mode":"read_only"/, "a lease never travels through memory");
+    const t = (await c.status()).task!;
+    assert.equal(t.status, "in_progress");
+    assert.equal(t.access_mode, "writable");
+    assert.equal(t.last_checkpoint?.memory_id, out.memory_id);
+    await c.requireWritable("still writable in this turn");
+  });
+
+  test("a failed progress checkpoint ends the lease too, and leaves the checkpoint pending", async () => {
+    await fx.root.contract.startTask("t");
+    await fx.root.contract.enableWrites({ reason: "ok", granted_by: "host" });
+    const failing = new FailingMemory(fx.root.memory);
+    await assert.rejects(contractWith(fx.root, failing).checkpoint({ ...CP, kind: "progress" }), (e: unknown) => e instanceof CheckpointWriteError);
+    const t = (await fx.root.contract.status()).task!;
+    assert.equal(t.access_mode, "read_only");
+    assert.equal(t.status, "in_progress");
+    assert.ok(existsSync(fx.root.paths.pending));
+  });
+
   test("a failed memory write blocks the checkpoint text, revokes the live lease and leaves a pending file", async () => {
     await fx.root.contract.startTask("t");
     await fx.root.contract.enableWrites({ reason: "ok", granted_by: "host" });

@@ -31,3 +31,26 @@ describe("verification is the host's decision", () => {
     assert.equal((await f.ok("task.finish", { summary: "accepted" }, "host")).task.status, "completed");
   });
 });
+
+describe("actions and scope patterns are plain text", () => {
+  let f: RpcFixture;
+  beforeEach(async () => {
+    f = new RpcFixture();
+    await f.ok("task.start", { description: "t" });
+  });
+  afterEach(() => f.close());
+
+  for (const [method, params] of [
+    ["writes.require", { action: "Write a.txt\u0000.longrun/state.json" }],
+    ["writes.require", { action: "Write a.txt\nBash rm -rf /" }],
+    ["writes.require", { action: "Write \u001b[2Ka.txt" }],
+    ["writes.enable", { reason: "r", scope: ["src/**\u0000"] }],
+    ["writes.request", { reason: "r", scope: ["src/\n**"] }],
+  ] as [string, Record<string, unknown>][]) {
+    test(`control characters are invalid params: ${method} ${JSON.stringify(params)}`, async () => {
+      const e = await f.fail(method, params, "host");
+      assert.equal(e.code, -32602);
+      assert.equal((await f.ok("task.status")).task.version, 1, "nothing changed");
+    });
+  }
+});
