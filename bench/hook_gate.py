@@ -86,7 +86,7 @@ def main():
     inputs = {}
     for name, (argv, stdin, decision) in cases.items():
         out = answer(argv, stdin)
-        got = "none" if not out.strip() else json.loads(out)["hookSpecificOutput"]["permissionDecision"]
+        got = decision and ("none" if not out.strip() else json.loads(out)["hookSpecificOutput"]["permissionDecision"])
         if decision and got != decision:
             raise SystemExit(f"{name}: unexpected answer {out!r}")
         path = os.path.join(tempfile.mkdtemp(), "stdin.json")

@@ -100,7 +100,7 @@ const READ_TOOLS_HINT = "use Read, Grep or Glob to look at files";
 
 /** The gate. Deny with a reason, or nothing. */
 export async function preToolUse(input: HookInput, root: string, config: HookConfig): Promise<HookOutput> {
-  const d = decideTool(input, toolContext(input, root, config));
+  const d = await decideTool(input, toolContext(input, root, config));
   if (d.kind === "deny") return denyOutput(d.reason);
   if (d.kind === "pass") return null;
   const { contract } = stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse);

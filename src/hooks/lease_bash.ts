@@ -193,9 +193,12 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
   const words = all.slice(cmd.assigns.length);
 
   // Every word and redirection target: a path into protected files, or text naming them.
+  const cwdProtected = pathHit([], "write", c.protect) !== null;
   for (const a of [...all, ...targets]) {
     if (isAgentInvocation(words, a)) continue;
-    const hit = pathHit(a.tokens, "write", c.protect, dotglob);
+    // an option (`-rf`, `--grep`) is no path unless the directory itself is protected; `--x=value` is scanned as text below
+    const option = a.literal && a.text.startsWith("-") && !cwdProtected;
+    const hit = option ? null : pathHit(a.tokens, "write", c.protect, dotglob);
     if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what} (${hit.path})`;
     if (a.literal) {
       const t = textHit(a.text, "write", c.protect);

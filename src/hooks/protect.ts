@@ -95,6 +95,7 @@ const segText = (seg: readonly Tok[]) => seg.map((t) => (t.t === "c" ? t.c : "*"
 
 function canMatch(seg: readonly Tok[], names: readonly string[], dotglob: boolean): boolean {
   if (names.includes("*")) return true;
+  if (isLit(seg)) return names.includes(segText(seg)); // the common case: no pattern to run
   return names.some((n) => tokensMatch(seg, n, dotglob));
 }
 
@@ -121,6 +122,17 @@ function absoluteSegments(tokens: readonly Tok[], cwd: string): Tok[][] {
  * through it would land). Components that do not exist are kept as written.
  */
 export function resolveExisting(path: string): string {
+  const known = resolved.get(path);
+  if (known !== undefined) return known;
+  const out = resolveUncached(path);
+  resolved.set(path, out);
+  return out;
+}
+
+/** One gate decision resolves the same directories many times; a hook process lives for one call. */
+const resolved = new Map<string, string>();
+
+function resolveUncached(path: string): string {
   const todo = path.split("/").filter((c) => c !== "" && c !== ".");
   const out: string[] = [];
   let links = 0;
@@ -225,7 +237,7 @@ export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectCont
   if (literal) {
     try {
       const st = statSync(shown);
-      if (st.nlink > 1 && protectedInodes(ctx).has(`${st.dev}:${st.ino}`)) {
+      if (st.isFile() && st.nlink > 1 && protectedInodes(ctx).has(`${st.dev}:${st.ino}`)) {
         return { rule: null, path: shown, what: "a hard link to one of longrun's or Claude Code's protected files" };
       }
     } catch {

@@ -14,7 +14,6 @@
  *   configuration makes no read command run a program.
  * Anything else is a write, and needs the lease.
  */
-import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Access, pathHit, type ProtectContext } from "./protect.ts";
@@ -39,14 +38,14 @@ export interface ReadOnlyOptions {
  * read in; since a `cd` in a pipeline does not, every command is checked against every directory
  * the script may be in by then.
  */
-export function readOnlyRefusal(script: Script, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): string | null {
+export async function readOnlyRefusal(script: Script, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): Promise<string | null> {
   if (script.compound) return "it uses shell structure (a group, subshell, loop, condition or function)";
   if (script.background) return "it starts a background job (&)";
   if (script.commands.length === 0) return "it is empty";
   const dirs = new Set([ctx.cwd]);
   for (const c of script.commands) {
     for (const cwd of [...dirs]) {
-      const why = commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
+      const why = await commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
       if (why) return why;
       const words = c.words.map((w) => {
         const alts = wordPatterns(w, { ...env, cwd });
@@ -89,7 +88,7 @@ interface Arg {
   raw: string;
 }
 
-function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): string | null {
+async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): Promise<string | null> {
   if (c.keywords.length) return `it uses ${c.keywords.join(" ")}`;
   if (c.assigns.length) return `it sets ${c.assigns[0]!.raw} in front of the command (an environment variable can change what a program does)`;
   if (c.words.length === 0) return "it has redirections without a command";
@@ -324,7 +323,9 @@ const GIT_HAZARDS: readonly RegExp[] = [
 const GIT_READ_HOOKS = ["post-index-change", "fsmonitor-watchman"];
 
 /** Refuses git when its configuration would run a program, or when it cannot be read. */
-export function gitConfigRefusal(cwd: string, o: ReadOnlyOptions): string | null {
+export async function gitConfigRefusal(cwd: string, o: ReadOnlyOptions): Promise<string | null> {
+  // loaded here, not at the top: most gate decisions never start a process
+  const { spawnSync } = await import("node:child_process");
   const r = spawnSync("git", ["config", "--list", "-z", "--includes"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path, GIT_OPTIONAL_LOCKS: "0" } });
   if (r.error || (r.status !== 0 && (r.stdout ?? "") === "")) {
     // outside a repository git still reads the user's configuration; an error means it cannot be vetted

@@ -80,7 +80,7 @@ function deny(reason: string): ToolDecision {
 }
 
 /** Decides a PreToolUse payload. Everything it does not recognise is denied. */
-export function decideTool(input: unknown, c: ToolContext): ToolDecision {
+export async function decideTool(input: unknown, c: ToolContext): Promise<ToolDecision> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return deny("the hook input is not a JSON object, so the call cannot be checked");
   const p = input as Record<string, unknown>;
   if (p.hook_event_name !== undefined && p.hook_event_name !== "PreToolUse") return deny(`the hook input is for ${JSON.stringify(p.hook_event_name)}, not PreToolUse`);
@@ -168,7 +168,7 @@ function readDecision(tool: string, args: Record<string, unknown>, fields: reado
   return { kind: "pass" };
 }
 
-function bashDecision(args: Record<string, unknown>, c: ToolContext): ToolDecision {
+async function bashDecision(args: Record<string, unknown>, c: ToolContext): Promise<ToolDecision> {
   const command = args.command;
   if (typeof command !== "string" || command.trim() === "") return deny("Bash has no command, so the call cannot be checked");
   if (CONTROL.test(command)) return deny("the command contains control characters (they can hide what it does)");
@@ -179,7 +179,7 @@ function bashDecision(args: Record<string, unknown>, c: ToolContext): ToolDecisi
     if (!(e instanceof ShellParseError)) throw e;
     return deny(`longrun cannot read this command with certainty (${e.message}), so it is refused; write it plainly`);
   }
-  const notReadOnly = readOnlyRefusal(script, c.protect, c.env, { extra: c.bashReadOnly, trustedPrograms: c.trustedPrograms, path: c.path });
+  const notReadOnly = await readOnlyRefusal(script, c.protect, c.env, { extra: c.bashReadOnly, trustedPrograms: c.trustedPrograms, path: c.path });
   if (notReadOnly === null) return { kind: "pass" };
   const protectedHit = leaseRefusal(command, { protect: c.protect, env: c.env });
   if (protectedHit) return deny(`${protectedHit} (refused under any lease)`);
