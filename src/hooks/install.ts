@@ -214,14 +214,19 @@ function which(program: string): boolean {
   return (process.env.PATH ?? "").split(":").some((d) => d && existsSync(join(d, program)));
 }
 
-export async function installClaudeHooks(rootArg: string): Promise<number> {
-  let root: string;
+/** The root's real path, or null after saying on stderr why it is not one. */
+function rootOrReport(rootArg: string): string | null {
   try {
-    root = resolveRoot(rootArg);
+    return resolveRoot(rootArg);
   } catch (e) {
     process.stderr.write(`longrun: ${(e as Error).message}\n`);
-    return 2;
+    return null;
   }
+}
+
+export async function installClaudeHooks(rootArg: string): Promise<number> {
+  const root = rootOrReport(rootArg);
+  if (root === null) return 2;
   const dir = join(root, ".claude");
   const file = join(dir, "settings.local.json");
   const settings = readSettings(file);
@@ -286,13 +291,8 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
 }
 
 export function uninstallClaudeHooks(rootArg: string): number {
-  let root: string;
-  try {
-    root = resolveRoot(rootArg);
-  } catch (e) {
-    process.stderr.write(`longrun: ${(e as Error).message}\n`);
-    return 2;
-  }
+  const root = rootOrReport(rootArg);
+  if (root === null) return 2;
   const file = join(root, ".claude", "settings.local.json");
   const settings = readSettings(file);
   if (typeof settings === "string") {

@@ -259,12 +259,7 @@ class Parser {
           this.doubleQuoted(parts, lit);
           continue;
         }
-        const d = this.dollar();
-        if (d) parts.push(d);
-        else {
-          lit("$", false);
-          this.i++;
-        }
+        this.expansion(parts, lit, false);
         continue;
       }
       if (c === "`") {
@@ -331,12 +326,7 @@ class Parser {
         continue;
       }
       if (c === "$") {
-        const d = this.dollar();
-        if (d) parts.push(d);
-        else {
-          lit("$", true);
-          this.i++;
-        }
+        this.expansion(parts, lit, true);
         continue;
       }
       if (c === "`") {
@@ -344,6 +334,16 @@ class Parser {
         continue;
       }
       lit(c, true);
+      this.i++;
+    }
+  }
+
+  /** A `$…` at this.i as a part, or a literal `$` when nothing follows that expands. */
+  expansion(parts: Part[], lit: (v: string, q: boolean) => void, quoted: boolean): void {
+    const d = this.dollar();
+    if (d) parts.push(d);
+    else {
+      lit("$", quoted);
       this.i++;
     }
   }
