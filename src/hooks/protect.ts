@@ -42,6 +42,7 @@ export const PROTECTED: readonly ProtectedRule[] = [
   { id: "git_xdg_config", segments: [[".config"], ["git"]], where: "anywhere", read: false, what: "git configuration (~/.config/git/)" },
   { id: "shell_startup", segments: [SHELL_STARTUP], where: "anywhere", read: false, what: "shell startup files, which define the commands every later Bash call runs" },
   { id: "process_environment", segments: [["proc"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
+  { id: "process_paths", segments: [["proc"], ["*"], ["cwd", "root", "fd", "fdinfo", "map_files", "exe"]], where: "absolute", read: true, what: "another view of a process's files (/proc/*/cwd, root, fd), which can lead anywhere" },
   { id: "thread_environment", segments: [["proc"], ["*"], ["task"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
 ];
 
@@ -99,12 +100,19 @@ function canMatch(seg: readonly Tok[], names: readonly string[], dotglob: boolea
   return names.some((n) => tokensMatch(seg, n, dotglob));
 }
 
-/** Absolute, normalised segments; `..` after a wildcard segment removes it too (over-approximation). */
+/**
+ * Absolute segments as the kernel would walk them: the literal part before the first pattern is
+ * resolved on disk first (symlinks, then `..` against where they led: `/dev/fd/..` is a process's
+ * own `/proc/<pid>`), then the rest is appended, a `..` after a pattern removing it
+ * (an over-approximation).
+ */
 function absoluteSegments(tokens: readonly Tok[], cwd: string): Tok[][] {
   const { absolute, segs } = segmentsOf(tokens);
-  const base = absolute ? [] : segmentsOf(lit(cwd)).segs;
-  const out: Tok[][] = [...base];
-  for (const s of segs) {
+  const firstPattern = segs.findIndex((s) => !isLit(s));
+  const literalCount = firstPattern < 0 ? segs.length : firstPattern;
+  const head = (absolute ? "" : cwd.replace(/\/+$/, "")) + "/" + segs.slice(0, literalCount).map(segText).join("/");
+  const out: Tok[][] = segmentsOf(lit(resolveExisting(head))).segs;
+  for (const s of segs.slice(literalCount)) {
     const text = isLit(s) ? segText(s) : null;
     if (text === ".") continue;
     if (text === "..") {
@@ -129,6 +137,8 @@ export function resolveExisting(path: string): string {
   return out;
 }
 
+const PROCESS_VIEWS = new Set(["cwd", "root", "fd", "exe", "map_files"]);
+
 /** One gate decision resolves the same directories many times; a hook process lives for one call. */
 const resolved = new Map<string, string>();
 
@@ -144,6 +154,10 @@ function resolveUncached(path: string): string {
     }
     const here = "/" + [...out, c].join("/");
     let target: string | null = null;
+    // /proc/<pid>/cwd, root, fd/N, exe point into the process that reads them (bash, not this
+    // gate): they are kept as written, and the protected table refuses them
+    const processView = out.length >= 2 && out[0] === "proc" && PROCESS_VIEWS.has(out.length === 2 ? c : out[2]!);
+    if (processView) return "/" + [...out, c, ...todo].join("/"); // and a `..` after it is that process's business
     try {
       if (lstatSync(here).isSymbolicLink()) target = readlinkSync(here);
     } catch {
@@ -183,6 +197,8 @@ function ruleFor(segs: readonly Tok[][], access: Access, inRoot: ((dir: string) 
     for (const i of starts) {
       if (i + n > folded.length) continue;
       if (!rule.segments.every((names, k) => canMatch(folded[i + k]!, names, dotglob))) continue;
+      // the standard streams (/dev/stdout is /proc/self/fd/1) lead nowhere else
+      if (rule.id === "process_paths" && segs.length === 4 && isLit(segs[2]!) && segText(segs[2]!) === "fd" && isLit(segs[3]!) && ["0", "1", "2"].includes(segText(segs[3]!))) continue;
       if (rule.where === "longrun_root" && inRoot) {
         const parent = segs.slice(0, i);
         if (parent.every(isLit) && !inRoot("/" + parent.map(segText).join("/"))) continue;
@@ -221,16 +237,9 @@ function protectedInodes(ctx: ProtectContext): Set<string> {
  * location for `access`, relative to `ctx.cwd`. Literal paths are resolved on disk first.
  */
 export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectContext, dotglob = false): PathHit | null {
-  let segs = absoluteSegments(tokens, ctx.cwd);
+  const segs = absoluteSegments(tokens, ctx.cwd);
   const literal = segs.every(isLit);
-  let shown = "/" + segs.map(segText).join("/");
-  if (literal) {
-    const real = resolveExisting(shown);
-    if (real !== shown) {
-      segs = segmentsOf(lit(real)).segs;
-      shown = real;
-    }
-  }
+  const shown = "/" + segs.map(segText).join("/");
   const rule = ruleFor(segs, access, (dir) => isLongrunRoot(dir, ctx), dotglob);
   if (rule) return { rule, path: shown, what: rule.what };
   if (access === "write" && exeHit(segs, ctx, dotglob)) return { rule: null, path: shown, what: "longrun's own executable" };
@@ -262,6 +271,24 @@ export function isLongrunProgram(name: string, ctx: ProtectContext): boolean {
   const abs = name.startsWith("/") ? name : `${ctx.cwd}/${name}`;
   const real = resolveExisting(abs);
   return ctx.exePaths.some((p) => fold(p) === fold(real));
+}
+
+/**
+ * A search glob (Grep's `glob`, Glob's `pattern`: matched at any depth) that names a protected
+ * place: one of its segments, not a bare `*` or `**`, could be a protected name (`{.lo,x}ngrun`,
+ * `raw_dat?`, `.*`).
+ */
+export function globNamesHit(tokens: readonly Tok[], access: Access): ProtectedRule | null {
+  const segs = segmentsOf(tokens).segs.map(foldTokens);
+  for (const rule of PROTECTED) {
+    if ((access === "read" && !rule.read) || rule.where === "absolute") continue;
+    for (let i = 0; i + rule.segments.length <= segs.length; i++) {
+      const window = segs.slice(i, i + rule.segments.length);
+      if (!window.some((seg) => seg.some((t) => t.t === "c"))) continue; // only wildcards: too broad to mean it
+      if (rule.segments.every((names, k) => canMatch(window[k]!, names, true))) return rule;
+    }
+  }
+  return null;
 }
 
 /** Subcommands of longrun that an agent may run: they read, or print help. */

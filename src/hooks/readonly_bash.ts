@@ -150,6 +150,7 @@ function valueRefusal(kind: ValueKind, value: Arg | string, ctx: ProtectContext,
   }
   if (typeof value !== "string" && !isLiteral(tokens)) return `the value of ${option} is a glob, which could become several words`;
   if (kind === "text") return null;
+  if (kind === "git_format") return text.includes("%G") ? `${option}: the %G placeholders verify signatures by running gpg` : null;
   if (kind === "number") return /^[+-]?\d+[A-Za-z%]{0,3}$/.test(text) ? null : `${option} needs a number, got ${JSON.stringify(text)}`;
   return kind.includes(text) ? null : `${option} must be one of ${kind.join(", ")}, got ${JSON.stringify(text)}`;
 }
@@ -340,14 +341,20 @@ export async function gitConfigRefusal(cwd: string, o: ReadOnlyOptions): Promise
     if (key === "log.showsignature" && ["false", "0", "no", "off"].includes(value)) continue;
     if (GIT_HAZARDS.some((re) => re.test(key))) return `git's configuration sets ${key}, which makes read commands run a program`;
   }
+  // where git itself says the hooks are (a bare layout with core.worktree, a worktree, hooksPath)
+  const where = spawnSync("git", ["rev-parse", "--absolute-git-dir", "--git-path", "hooks", "--is-bare-repository"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path } });
+  if (!where.error && where.status === 0) {
+    const [, hooksRel, bare] = where.stdout.trim().split("\n");
+    if (bare === "true") return "this is a bare repository with an unusual layout, whose hooks and work tree are not checked";
+    const hooks = hooksRel && hooksRel.startsWith("/") ? hooksRel : `${cwd}/${hooksRel ?? ".git/hooks"}`;
+    for (const h of GIT_READ_HOOKS) {
+      if (existsSync(`${hooks}/${h}`)) return `this repository has a ${h} hook, which git runs during read commands`;
+    }
+  }
   let dir = cwd;
   for (;;) {
     if (existsSync(`${dir}/.git`)) {
       if (existsSync(`${dir}/.gitmodules`)) return "this repository has submodules, whose own git configuration is not checked";
-      for (const h of GIT_READ_HOOKS) {
-        if (existsSync(`${dir}/.git/hooks/${h}`)) return `this repository has a ${h} hook, which git runs during read commands`;
-      }
-      if (!statSync(`${dir}/.git`).isDirectory()) return "this repository's .git is a file (a worktree or submodule), whose configuration is not checked";
       break;
     }
     const up = dirname(dir);

@@ -5,11 +5,12 @@
  * because only exact names are listed). Policy as data: tests iterate over this table, and the
  * README prints it.
  *
- * Value kinds: `text` (any literal), `number`, `path` (checked against protected paths), or a
- * list of allowed values. An `optional` long option takes its value only as `--name=value`.
+ * Value kinds: `text` (any literal), `number`, `path` (checked against protected paths),
+ * `git_format` (a format without the `%G` signature placeholders, which run gpg), or a list of
+ * allowed values. An `optional` long option takes its value only as `--name=value`.
  */
 
-export type ValueKind = "text" | "number" | "path" | readonly string[];
+export type ValueKind = "text" | "number" | "path" | "git_format" | readonly string[];
 
 export interface ProgramRule {
   /** One-letter options without a value (they may be clustered: `-la`). */
@@ -74,8 +75,8 @@ const GIT_LOG_VALUED: Record<string, ValueKind> = {
   "--author": "text",
   "--committer": "text",
   "--grep": "text",
-  "--format": "text",
-  "--pretty": "text",
+  "--format": "git_format",
+  "--pretty": "git_format",
   "--date": "text",
   "--min-parents": "number",
   "--max-parents": "number",

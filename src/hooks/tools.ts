@@ -9,10 +9,10 @@
  */
 import { isAbsolute, relative } from "node:path";
 import { leaseRefusal } from "./lease_bash.ts";
-import { type Access, pathHit, type ProtectContext, resolveExisting, textHit } from "./protect.ts";
+import { type Access, globNamesHit, pathHit, type ProtectContext, resolveExisting, textHit } from "./protect.ts";
 import { readOnlyRefusal } from "./readonly_bash.ts";
 import { parseShell, ShellParseError } from "./shell/parse.ts";
-import type { Tok, WordEnv } from "./shell/words.ts";
+import { type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
 
 export type ToolDecision =
   | { kind: "deny"; reason: string }
@@ -159,13 +159,32 @@ function readDecision(tool: string, args: Record<string, unknown>, fields: reado
     const refused = checkPath(path, "read", c, tool);
     if (refused) return refused;
   }
-  // Glob's pattern and Grep's file filter name what they reach: `.longrun/**`, `memory.db*`
+  // Glob's pattern and Grep's file filter name what they reach: `.longrun/**`, `{.lo,x}ngrun/*`
   for (const f of tool === "Glob" ? ["pattern"] : tool === "Grep" ? ["glob"] : []) {
     if (typeof args[f] !== "string") continue;
-    const t = textHit(args[f] as string, "read", c.protect);
-    if (t) return deny(`${tool} reaches ${t}, which agents may not read`);
+    const refused = searchGlobRefusal(tool, args[f] as string, c);
+    if (refused) return refused;
   }
   return { kind: "pass" };
+}
+
+function searchGlobRefusal(tool: string, glob: string, c: ToolContext): ToolDecision | null {
+  const t = textHit(glob, "read", c.protect);
+  if (t) return deny(`${tool} reaches ${t}, which agents may not read`);
+  let alternatives: Tok[][] | null = null;
+  try {
+    const script = parseShell(glob);
+    const word = script.commands.length === 1 && script.commands[0]!.words.length === 1 ? script.commands[0]!.words[0]! : null;
+    alternatives = word ? wordPatterns(word, c.env) : null;
+  } catch (e) {
+    if (!(e instanceof ShellParseError)) throw e;
+  }
+  if (alternatives === null) return deny(`${tool}'s pattern ${JSON.stringify(glob)} cannot be checked; write it plainly`);
+  for (const alt of alternatives) {
+    const rule = globNamesHit(alt, "read");
+    if (rule) return deny(`${tool}'s pattern ${JSON.stringify(glob)} could reach ${rule.what}, which agents may not read`);
+  }
+  return null;
 }
 
 async function bashDecision(args: Record<string, unknown>, c: ToolContext): Promise<ToolDecision> {

@@ -287,6 +287,27 @@ const SECRET_READS = [
   "cd evil-fsmonitor && git status",
   "cd evil-hook && git status",
   "cd evil-hookspath && git log -1",
+  // found by a second attack:
+  "cat memory.d$!b",
+  "cat .long$!run/http.json",
+  "ls ./[\"$(touch pwned)\"]",
+  "ls ./[`touch${IFS}pwned`]",
+  "ls $[`touch${IFS}pwned`]",
+  "cat .[[:alpha:]]ongrun/http.json",
+  "cat memory.d[[:alpha:]]",
+  "cat .[[=l=]]ongrun/http.json",
+  "cat /dev/fd/../environ",
+  "cat /dev/fd/../cwd/memory.db",
+  "cd src && cat /dev/fd/../cwd/../memory.db",
+  "cat /proc/self/cwd/memory.db",
+  "cat /proc/self/root/ROOT/memory.db",
+  "cat ~+0/memory.db",
+  "cat {~+,/nonexist}/memory.db",
+  "cd evil-bare && git status",
+  "cd evil-bare && git diff",
+  "git log -1 --format=%G?",
+  "git show --format=%GS -s",
+  "git log --pretty=tformat:%GK",
 ];
 
 /** Tools a read-only turn must refuse: writers, unknown names, MCP tools, lookalikes. */
@@ -518,6 +539,20 @@ const PROTECTED_BASH = [
   "ssh -o ProxyCommand='sh -c id' x",
   "rsync -e 'sh -c id' a b:",
   "echo {} > dangling",
+  // found by a second attack:
+  "l$!ongrun serve",
+  "rm -rf .long$!run",
+  "echo {} > .cla$!ude/settings.local.json",
+  "echo x >> ~/.bash$!rc",
+  "touch ./[\"$(longrun serve)\"]",
+  "rm -rf .[[:lower:]]ongrun",
+  "echo PWNED > .[[:alpha:]]ongrun/state.json",
+  "ln -s .[[:alpha:]]laude cl; cp /tmp/e.json cl/settings.local.json",
+  "cd src && rm /dev/fd/../cwd/../memory.d?",
+  "rm -rf /dev/fd/../cwd/raw_dat?",
+  "cp /dev/fd/../environ env.txt",
+  "rm ~+0/memory.d?",
+  "rm {~+,/x}/memory.d?",
 ];
 
 /** Tools reaching protected files, Claude Code's settings or longrun's executable, under any lease. */
@@ -566,6 +601,14 @@ const PROTECTED_TOOLS: Call[] = [
   { tool_name: "Skill", tool_input: { skill: "longrun:approve" } },
   { tool_name: "mcp__fs__write", tool_input: { path: ".%6Congrun/http.json", content: "x" } },
   { tool_name: "mcp__fs__write", tool_input: { path: "ROOT/dangling", content: "x" } },
+  // found by a second attack:
+  { tool_name: "Read", tool_input: { file_path: "/dev/fd/../environ" } },
+  { tool_name: "Read", tool_input: { file_path: "/dev/fd/../cwd/memory.db" } },
+  { tool_name: "Write", tool_input: { file_path: "/dev/fd/../cwd/memory.db", content: "x" } },
+  { tool_name: "Edit", tool_input: { file_path: "/dev/fd/../cwd/raw_data/x.txt", old_string: "a", new_string: "b" } },
+  { tool_name: "Grep", tool_input: { pattern: "t", glob: "{.lo,x}ngrun/**", path: "ROOT" } },
+  { tool_name: "Grep", tool_input: { pattern: "t", glob: "raw_dat?/**" } },
+  { tool_name: "Glob", tool_input: { pattern: ".*/**" } },
 ];
 
 export const READ_ONLY_DENIED: Call[] = [...GTFO_WRITES_OR_RUNS.map(bash), ...SECRET_READS.map(bash), ...TOOLS_READ_ONLY_DENIED];

@@ -84,6 +84,13 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
     assert.ok(existsSync(join(root, "memory.db")) && existsSync(join(root, "raw_data")), "the task's root is laid out");
     await evilRepo(join(root, "evil-fsmonitor"), (d) => run(["git", "-C", d, "config", "core.fsmonitor", "touch pwned"]));
     await evilRepo(join(root, "evil-hookspath"), (d) => run(["git", "-C", d, "config", "core.hooksPath", "hk"]));
+    // a bare layout that git treats as a work tree, its hook where .git/hooks would not be
+    mkdirSync(join(root, "evil-bare"));
+    await run(["git", "init", "-q", "--bare", join(root, "evil-bare")]);
+    await run(["git", "-C", join(root, "evil-bare"), "config", "core.bare", "false"]);
+    await run(["git", "-C", join(root, "evil-bare"), "config", "core.worktree", join(root, "evil-bare")]);
+    writeFileSync(join(root, "evil-bare", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
+    chmodSync(join(root, "evil-bare", "hooks", "post-index-change"), 0o755);
     await evilRepo(join(root, "evil-hook"), (d) => {
       writeFileSync(join(d, ".git", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
       chmodSync(join(d, ".git", "hooks", "post-index-change"), 0o755);

@@ -267,7 +267,7 @@ class Parser {
         continue;
       }
       if (c === "~" && this.i === start) {
-        const m = /^~([+-]|[A-Za-z0-9._-]*)/.exec(s.slice(this.i, this.i + 64))!;
+        const m = /^~([+-]\d*|[A-Za-z0-9._-]*)/.exec(s.slice(this.i, this.i + 64))!;
         const after = s[this.i + m[0].length];
         if (after === undefined || after === "/" || META.has(after)) {
           parts.push({ t: "tilde", user: m[1]! });
@@ -286,9 +286,11 @@ class Parser {
       if (c === "[") {
         const end = bracketEnd(s, this.i);
         if (end > 0) {
-          // quotes or escapes inside a bracket still leave it a class for bash (`.l['o']ngrun`)
           const body = s.slice(this.i, end + 1);
-          parts.push({ t: "glob", v: /['"\\$`]/.test(body) ? "[?]" : body });
+          // bash expands `$(…)` and backticks inside a bracket before it globs: not read here
+          if (/[$`]/.test(body)) throw new ShellParseError("an expansion inside a bracket expression is not checked");
+          // quotes, escapes or character classes inside still leave it one character (`.l['o']ngrun`, `[[:alpha:]]`)
+          parts.push({ t: "glob", v: /['"\\]|\[[:=.]/.test(body) ? "[?]" : body });
           this.i = end + 1;
           continue;
         }
@@ -364,6 +366,19 @@ class Parser {
     if (n === "(") {
       this.i += 2;
       return this.subUntilParen(start);
+    }
+    if (n === "[") {
+      // bash's old arithmetic $[…]: a number, after the substitutions inside it run
+      let depth = 0;
+      let j = this.i + 1;
+      for (; j < s.length; j++) {
+        if (s[j] === "[") depth++;
+        else if (s[j] === "]" && --depth === 0) break;
+      }
+      if (j >= s.length) throw new ShellParseError("an unterminated $[");
+      const body = s.slice(this.i + 2, j);
+      this.i = j + 1;
+      return { t: "arith", raw: s.slice(start, this.i), subs: substitutionsIn(body, this.depth + 1) };
     }
     if (n === "{") {
       const end = braceEnd(s, this.i + 2);
@@ -555,7 +570,12 @@ function bracketEnd(s: string, i: number): number {
     const c = s[j]!;
     if (c === "]") return j;
     if (c === "\\") j++;
-    else if (c === "'") {
+    else if (c === "[" && /[:=.]/.test(s[j + 1] ?? "")) {
+      // a class [:alpha:], an equivalence class [=a=] or a collating symbol [.a.]: its own ] does not close
+      const close = s.indexOf(s[j + 1]! + "]", j + 2);
+      if (close < 0) return -1;
+      j = close + 1;
+    } else if (c === "'") {
       const e = s.indexOf("'", j + 1);
       if (e < 0) return -1;
       j = e;

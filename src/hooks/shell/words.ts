@@ -26,7 +26,8 @@ const MAX_ALTERNATIVES = 256;
 
 type Atom = { c: string; q: boolean } | { g: string } | { any: true };
 
-const NUMERIC_PARAMS = new Set(["?", "#", "$", "!"]);
+/** Parameters that always expand to one or more digits. (`$!` may be empty: unknown.) */
+const NUMERIC_PARAMS = new Set(["?", "#", "$"]);
 
 /** The literal text a command substitution is known to print, or null. */
 function knownOutput(script: Script, env: WordEnv): string | null {
@@ -57,8 +58,8 @@ function atomsOf(parts: readonly Part[], env: WordEnv): Atom[] {
         break;
       case "tilde":
         if (p.user === "") text(env.home);
-        else if (p.user === "+") text(env.cwd);
-        else out.push({ any: true });
+        else if (p.user === "+" || p.user === "+0") text(env.cwd);
+        else out.push({ any: true }); // ~user, ~-, ~+N: directories the gate cannot know
         break;
       case "var":
         if (NUMERIC_PARAMS.has(p.name)) text("0");
@@ -195,7 +196,20 @@ function expandClass(body: string): string {
  */
 export function wordPatterns(w: Word, env: WordEnv): Tok[][] | null {
   const alts = braceExpand(atomsOf(w.parts, env));
-  return alts === null ? null : alts.map(toTokens);
+  return alts === null ? null : alts.map((a) => toTokens(braceTilde(a, env)));
+}
+
+/** Brace expansion comes before tilde expansion: an alternative that starts with `~` is expanded. */
+function braceTilde(atoms: Atom[], env: WordEnv): Atom[] {
+  const first = atoms[0];
+  if (!first || !("c" in first) || first.q || first.c !== "~") return atoms;
+  let end = atoms.findIndex((a) => "c" in a && a.c === "/");
+  if (end < 0) end = atoms.length;
+  const name = atoms.slice(1, end).map((a) => ("c" in a ? a.c : "\u0000")).join("");
+  const rest = atoms.slice(end);
+  const dir = name === "" ? env.home : name === "+" || name === "+0" ? env.cwd : null;
+  if (dir === null) return [{ any: true }, ...rest];
+  return [...[...dir].map((c) => ({ c, q: true })), ...rest];
 }
 
 /** The patterns of raw text with expansions (a heredoc body, a `-c` string): one pattern. */
