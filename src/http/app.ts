@@ -13,7 +13,7 @@ import { Dispatcher, errorResponse } from "../rpc/dispatcher.ts";
 import { httpStatusOf, toErrorObject } from "../rpc/errors.ts";
 import type { Caller, Side } from "../rpc/method.ts";
 import { VERSION } from "../version.ts";
-import { sideOf, type Tokens } from "./tokens.ts";
+import { sideChecker, type Tokens } from "./tokens.ts";
 
 export interface HttpAppOptions {
   dispatcher: Dispatcher;
@@ -38,6 +38,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   const hosts = new Set(options.hosts.map((h) => h.toLowerCase()));
   const origins = new Set(options.hosts.map((h) => `http://${h.toLowerCase()}`));
   const limit = options.bodyLimitBytes ?? LIMITS.body_bytes;
+  const sideOf = sideChecker(options.tokens);
   const caller = (side: Side, via = "http"): Caller => ({
     side,
     via,
@@ -68,7 +69,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   app.get("/health", (c) => c.json({ ok: true, name: "longrun", version: VERSION }));
 
   app.use("*", async (c, next) => {
-    const side = sideOf(c.req.header("authorization"), options.tokens);
+    const side = sideOf(c.req.header("authorization"));
     if (!side) {
       const detail = "A valid bearer token is required: Authorization: Bearer <host or agent token> (see .longrun/http.json)";
       if (c.req.path === "/rpc") {

@@ -1,7 +1,7 @@
 /**
  * Bearer tokens for the HTTP API: one for the host side, one for the agent side. Random per
  * start (or given by environment for containers), written to a 0600 file under the root's
- * `.longrun/`, compared in constant time.
+ * `.longrun/`, compared in constant time over SHA-256 digests (so lengths leak nothing either).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
@@ -34,19 +34,22 @@ export function tokensFrom(env: Record<string, string | undefined>): { tokens: T
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
-/** Compares in constant time (over digests, so lengths leak nothing either). */
-export function tokenEquals(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/** The side a bearer token speaks for, or null. Both comparisons always run. */
-export function sideOf(authorization: string | undefined | null, tokens: Tokens): Side | null {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  const given = m ? m[1]! : "";
-  const isHost = tokenEquals(given, tokens.host);
-  const isAgent = tokenEquals(given, tokens.agent);
-  if (!m) return null;
-  return isHost ? "host" : isAgent ? "agent" : null;
+/**
+ * A checker that says which side a bearer token speaks for, or null. The expected tokens are
+ * hashed once, here; each request hashes the given token once and compares it with both digests
+ * in constant time (both comparisons always run).
+ */
+export function sideChecker(tokens: Tokens): (authorization: string | undefined | null) => Side | null {
+  const host = digest(tokens.host);
+  const agent = digest(tokens.agent);
+  return (authorization) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+    const given = digest(m ? m[1]! : "");
+    const isHost = timingSafeEqual(given, host);
+    const isAgent = timingSafeEqual(given, agent);
+    if (!m) return null;
+    return isHost ? "host" : isAgent ? "agent" : null;
+  };
 }
 
 export function tokenFilePath(longrunDir: string): string {
