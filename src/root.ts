@@ -18,7 +18,9 @@ import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
 import { removeOrphanTemps } from "./store/atomic.ts";
 import { crashPointsFromEnv } from "./store/crash.ts";
 import { FilePendingStore } from "./store/pending_file.ts";
-import { FileStateStore } from "./store/state_file.ts";
+import { importLegacyState } from "./store/legacy_state.ts";
+import { libsqlConn } from "./store/sql.ts";
+import { DbStateStore } from "./store/state_db.ts";
 import { systemClock, systemIds } from "./store/system.ts";
 
 /** The root a caller named is not an existing absolute directory. */
@@ -73,7 +75,7 @@ export interface RootOptions {
   clock?: Clock;
   ids?: IdSource;
   crash?: CrashPoint;
-  /** How long a state change waits for another process's lock (default 10 s; hooks wait less). */
+  /** How long a write waits for another process's write lock on memory.db (default 10 s; hooks wait less). */
   lockTimeoutMs?: number;
   /** For tests of non-blocking gates only: every Worker search first blocks the Worker this long. */
   testOnlySearchBlockMs?: number;
@@ -84,7 +86,7 @@ export class Root {
   readonly contract: TaskContract;
   readonly memory: LibsqlMemory;
   readonly db: Database;
-  readonly state: FileStateStore;
+  readonly state: DbStateStore;
   readonly pending: FilePendingStore;
   /** The run ledger: runs, ownership, receipts, budgets (seed 003). */
   readonly runs: EffectLedger;
@@ -99,9 +101,10 @@ export class Root {
     this.paths = paths;
     this.db = db;
     this.#searcher = searcher;
-    this.state = new FileStateStore({ path: paths.state, lockPath: paths.lock, clock, crash, lockTimeoutMs: options.lockTimeoutMs });
     this.pending = new FilePendingStore(paths.pending, crash);
     this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, crash });
+    const memory = this.memory;
+    this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), cache: true });
     this.runs = new EffectLedger({ db, rawDir: paths.rawData, clock, crash });
     this.deliverables = new Deliverables({ db, rawDir: paths.rawData, clock, crash });
     this.contract = new TaskContract({
@@ -126,7 +129,7 @@ export class Root {
     removeOrphanTemps(paths.longrun);
     removeOrphanTemps(paths.rawData);
     const url = pathToFileURL(paths.memoryDb).href;
-    const db = await Database.open(url);
+    const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs });
     try {
       await migrate(db);
       const version = await schemaVersion(db);
@@ -134,6 +137,7 @@ export class Root {
       if (version > known) {
         throw new Error(`${paths.memoryDb} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
       }
+      await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
     } catch (e) {
       await db.close();
       throw e;

@@ -80,7 +80,7 @@ function staticClosure(entry: string): Set<string> {
 describe("the per-event hook path", () => {
   test("nothing the hook command imports statically reaches libSQL, the memory layer or the Worker", () => {
     const reach = [...staticClosure(join(REPO, "src", "hooks", "command.ts"))];
-    assert.ok(reach.some((f) => f.endsWith("src/store/state_file.ts")), "the closure is computed");
+    assert.ok(reach.some((f) => f.endsWith("src/store/state_db.ts")), "the closure is computed");
     assert.deepEqual(reach.filter((f) => f.includes("src/memory/") || f.endsWith("src/root.ts") || f.startsWith("pkg:@libsql")), []);
   });
   test("the check can fail: the serve command reaches libSQL", () => {

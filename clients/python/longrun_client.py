@@ -69,7 +69,7 @@ class CheckpointWriteError(LongrunError):
 
 
 class StateCorruptError(LongrunError):
-    """-32004: ``.longrun/state.json`` is unreadable (never treated as "no task"); ``path`` names it."""
+    """-32004: the task state is unreadable (never treated as "no task"); ``path`` names where it is."""
     wire = ("state_corrupt", -32004)
     path = property(lambda self: self.data.get("path"))
 

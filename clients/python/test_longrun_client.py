@@ -4,6 +4,8 @@ Run from the repository root: `python3 -m unittest discover -s clients/python -v
 The binary is $LONGRUN_BIN, else ../../dist/longrun relative to this file (build: ./compile.sh).
 """
 import json
+import sqlite3
+from contextlib import closing
 import os
 import subprocess
 import sys
@@ -41,8 +43,20 @@ class ClientTest(unittest.TestCase):
         self.addCleanup(c.close)
         return c
 
-    def state_path(self):
-        return os.path.join(self.root, ".longrun", "state.json")
+    def db_path(self):
+        return os.path.join(self.root, "memory.db")
+
+    def _sql(self, sql, args=()):
+        """Runs one statement on the root's memory.db, where the task state lives."""
+        with closing(sqlite3.connect(self.db_path(), timeout=10)) as db, db:
+            return db.execute(sql, args).fetchall()
+
+    def read_state(self):
+        rows = self._sql("SELECT t.state FROM root_meta m JOIN tasks t ON t.task_id = m.value WHERE m.key = 'current_task'")
+        return json.loads(rows[0][0])
+
+    def write_state(self, state):
+        self._sql("UPDATE tasks SET state = ?, version = ? WHERE task_id = ?", (json.dumps(state), state["version"], state["task_id"]))
 
 
 class GateTest(ClientTest):
@@ -77,11 +91,10 @@ class GateTest(ClientTest):
     def test_writable_state_from_an_earlier_turn_is_refused_as_stale_and_revoked(self):
         self.lr.start_task("Adapt the supplier interface")
         self.lr.enable_writes("plan approved")
-        with open(self.state_path(), encoding="utf-8") as f:
-            state = json.load(f)
+        state = self.read_state()
         state["turn_index"] = 2  # the mode still says writable; the lease is of turn 1
-        with open(self.state_path(), "w", encoding="utf-8") as f:
-            json.dump(state, f)
+        state["version"] += 1
+        self.write_state(state)
         with self.assertRaises(WriteGateViolation) as cm:
             self.lr.require_writable("edit adapters/xometry.py")
         self.assertEqual((cm.exception.reason, cm.exception.lease_turn, cm.exception.turn), ("stale_lease", 1, 2))
@@ -141,7 +154,8 @@ class CheckpointResumeTest(ClientTest):
     def test_recover_from_memory_rebuilds_the_task_after_state_is_lost(self):
         task_id = self.lr.start_task("Adapt the supplier interface")["task"]["task_id"]
         self.lr.checkpoint("adapter 1 done", "add supplier 2")
-        os.remove(self.state_path())
+        self._sql("DELETE FROM tasks")  # the task state is lost; memory stays
+        self._sql("DELETE FROM root_meta WHERE key = 'current_task'")
         recovered = self.lr.recover_from_memory()
         self.assertEqual(recovered["task"]["task_id"], task_id)
         self.assertEqual(recovered["task"]["next_step"], "add supplier 2")
@@ -172,14 +186,13 @@ class TransitionTest(ClientTest):
             self.lr.start_task("second")
         self.assertEqual(cm.exception.data.get("reason"), "task_active")
 
-    def test_corrupt_state_file_raises_state_corrupt_naming_the_file(self):
+    def test_corrupt_state_raises_state_corrupt_naming_where_it_is(self):
         self.lr.start_task("Adapt the supplier interface")
-        with open(self.state_path(), "w", encoding="utf-8") as f:
-            f.write("{ not json")
+        self._sql("UPDATE tasks SET state = ?", ("{ not json",))
         with self.assertRaises(StateCorruptError) as cm:
             self.lr.status()
         self.assertEqual(cm.exception.code, -32004)
-        self.assertEqual(os.path.realpath(cm.exception.path), self.state_path())
+        self.assertIn(os.path.realpath(self.db_path()), cm.exception.path)
         with self.assertRaises(StateCorruptError):  # never "no task": start must not overwrite it
             self.lr.start_task("a new task on top")
 

@@ -9,11 +9,13 @@ import {
   ConflictError,
   describeCause,
   InternalError,
+  LongrunError,
   NoActiveTaskError,
   NotFoundError,
   StateCorruptError,
   TransitionError,
   UnauthorizedError,
+  WriteGateViolation,
 } from "./errors.ts";
 import { extractKeywords, normalizeKeywords } from "./keywords.ts";
 import { checkGate, consumeUse, type GrantInput, grantLease, revokeLease } from "./lease.ts";
@@ -262,21 +264,35 @@ export class TaskContract {
    */
   async requireWritable(action: string): Promise<{ action: string; turn: number; lease: Lease }> {
     const seen = await this.#mustLoad(this.#d.state);
+    if (this.#d.pending.exists()) {
+      throw new WriteGateViolation(
+        `Write refused: ${JSON.stringify(action)}: a checkpoint could not be saved and waits in ${this.#d.pending.path}, and the turn's lease ended with it; ` +
+          `task.resume saves it, then the host grants a new lease`,
+        "read_only",
+        action,
+        seen.write_lease_turn,
+        seen.turn_index,
+        { pending_path: this.#d.pending.path },
+      );
+    }
     const first = checkGate(seen, action, this.#now());
     if (first.ok && !first.consumes_use) return { action, turn: seen.turn_index, lease: first.lease };
     if (!first.ok && !first.revoke) throw first.error;
-    return this.#d.state.transact(async (tx) => {
+    // a refusal is thrown after the transaction: its revocation must commit, not roll back
+    const out = await this.#d.state.transact(async (tx) => {
       const live = await this.#mustLoad(tx);
       const now = this.#now();
       const decision = checkGate(live, action, now);
       if (!decision.ok) {
         if (decision.revoke) await this.#commit(tx, live, revokeLease(cloneState(live), decision.error.reason, now), now);
-        throw decision.error;
+        return { refused: decision.error };
       }
-      if (!decision.consumes_use) return { action, turn: live.turn_index, lease: decision.lease };
+      if (!decision.consumes_use) return { ok: { action, turn: live.turn_index, lease: decision.lease } };
       const next = await this.#commit(tx, live, consumeUse(cloneState(live)), now);
-      return { action, turn: next.turn_index, lease: next.lease! };
+      return { ok: { action, turn: next.turn_index, lease: next.lease! } };
     });
+    if ("refused" in out) throw out.refused;
+    return out.ok;
   }
 
   /**
@@ -295,91 +311,81 @@ export class TaskContract {
   }
 
   /**
-   * I2, in this order: work on a copy; revoke the lease; render the text with its machine line;
-   * save it to memory; only then write the state and return the text. The checkpoint is written
-   * to the pending file first (write-ahead), so a crash at any point leaves it pending, never lost.
-   * If the memory save fails: the live state's lease is revoked, the pending file keeps the
-   * checkpoint, and `CheckpointWriteError` names it; no text is returned.
+   * I2, by construction: on a copy of the task, revoke the lease (unless it is a progress
+   * checkpoint), render the text with its machine line, and save the memory record and the new
+   * state in one commit; only then return the text. A checkpoint still pending from an earlier
+   * failure goes to memory first, in that same commit. If the commit fails, nothing of it is
+   * saved: the checkpoint goes to the pending file (the gate reads the root as read-only while it
+   * waits), the live state's lease is revoked, and `CheckpointWriteError` names the file; no text
+   * is returned.
    */
-  checkpoint(input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
-    return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
-      if (isTerminal(live.status)) throw new TransitionError(live.status, "paused", TRANSITIONS[live.status]);
-      const now = this.#now();
-      const waiting = await this.#d.pending.read();
-      if (waiting) await this.#replayBeforeCheckpoint(tx, live, waiting, now);
+  async checkpoint(input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
+    let prepared: { pending: PendingCheckpoint; waiting: boolean } | null = null;
+    try {
+      const out = await this.#d.state.transact(async (tx) => {
+        const live = await this.#mustLoad(tx);
+        if (isTerminal(live.status)) throw new TransitionError(live.status, "paused", TRANSITIONS[live.status]);
+        const now = this.#now();
+        const waiting = await this.#d.pending.read();
 
-      const progress = input.kind === PROGRESS_KIND;
-      const working = cloneState(live);
-      if (!progress) {
-        revokeLease(working, "checkpoint", now);
-        if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
-      }
-      if (input.phase !== undefined) working.phase = input.phase;
-      working.next_step = input.next_step;
-      working.version = live.version + 1;
-      working.updated_at = now.toISOString();
+        const progress = input.kind === PROGRESS_KIND;
+        const working = cloneState(live);
+        if (!progress) {
+          revokeLease(working, "checkpoint", now);
+          if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
+        }
+        if (input.phase !== undefined) working.phase = input.phase;
+        working.next_step = input.next_step;
+        working.version = live.version + 1;
+        working.updated_at = now.toISOString();
 
-      const checkpointId = this.#d.ids.checkpointId();
-      const savedAt = now.toISOString();
-      const text = renderCheckpoint(working, { summary: input.summary, kind: input.kind ?? "manual" }, checkpointId, savedAt);
-      const record = checkpointRecord(working, text, checkpointId);
-      working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt };
-      const pending: PendingCheckpoint = {
-        format: 1,
-        checkpoint_id: checkpointId,
-        task_id: working.task_id,
-        created_at: savedAt,
-        error: null,
-        record,
-        state: working,
-      };
-      await this.#writeIntent(tx, live, pending, now);
-      this.#crash("checkpoint.after_pending_write");
+        const checkpointId = this.#d.ids.checkpointId();
+        const savedAt = now.toISOString();
+        const text = renderCheckpoint(working, { summary: input.summary, kind: input.kind ?? "manual" }, checkpointId, savedAt);
+        const record = checkpointRecord(working, text, checkpointId);
+        working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt };
+        prepared = {
+          waiting: waiting !== null,
+          pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) },
+        };
 
-      let memoryId: string;
-      try {
-        this.#crash("checkpoint.before_memory_commit");
-        memoryId = (await this.#d.memory.save(record)).record.id;
-      } catch (cause) {
-        await this.#failCheckpoint(tx, live, { ...pending, error: describeCause(cause) }, now);
-        throw new CheckpointWriteError(this.#d.pending.path, cause);
-      }
-      this.#crash("checkpoint.after_memory_commit");
-      working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: memoryId, at: savedAt };
-      await tx.save(working, live.version);
-      this.#crash("checkpoint.after_state_write");
-      await this.#d.pending.clear();
+        if (waiting) await tx.saveMemory(waiting.record); // the older checkpoint first, never lost
+        const memoryId = (await tx.saveMemory(record)).record.id;
+        working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: memoryId, at: savedAt };
+        await tx.save(working, live.version);
+        this.#crash("checkpoint.before_commit");
+        return { text, memory_id: memoryId, task: working, replayed: waiting !== null };
+      });
+      this.#crash("checkpoint.after_commit");
+      if (out.replayed) await this.#d.pending.clear();
       this.#crash("checkpoint.before_reply");
-      return { text, memory_id: memoryId, task: working };
-    });
-  }
-
-  async #writeIntent(tx: StateTx, live: TaskState, pending: PendingCheckpoint, now: Date): Promise<void> {
-    try {
-      await this.#d.pending.write(pending);
+      return { text: out.text, memory_id: out.memory_id, task: out.task };
     } catch (cause) {
-      // Nothing was saved anywhere; still, the turn's lease ends with the attempt.
-      await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint failed", now), now);
-      throw cause;
-    }
-  }
-
-  async #failCheckpoint(tx: StateTx, live: TaskState, pending: PendingCheckpoint, now: Date): Promise<void> {
-    // The live state, not the working copy: the working copy was never saved.
-    await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint write failed", now), now);
-    await this.#d.pending.write(pending);
-  }
-
-  /** A checkpoint still pending must reach memory before a newer one is made, or it would be lost. */
-  async #replayBeforeCheckpoint(tx: StateTx, live: TaskState, waiting: PendingCheckpoint, now: Date): Promise<void> {
-    try {
-      await this.#d.memory.save(waiting.record);
-    } catch (cause) {
-      await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint write failed", now), now);
+      const p = prepared as { pending: PendingCheckpoint; waiting: boolean } | null;
+      if (p === null) throw cause; // refused before anything was attempted
+      await this.#checkpointFailed(p.waiting ? null : { ...p.pending, error: describeCause(cause) });
       throw new CheckpointWriteError(this.#d.pending.path, cause);
     }
-    await this.#d.pending.clear();
+  }
+
+  /**
+   * After a failed checkpoint commit: the checkpoint goes to the pending file (unless an older one
+   * waits there, which stays and is saved first next time), then the lease is revoked in a new
+   * transaction. If that cannot commit either, the pending file still makes the gate read-only.
+   */
+  async #checkpointFailed(pending: PendingCheckpoint | null): Promise<void> {
+    if (pending) {
+      await this.#d.pending.write(pending);
+      this.#crash("checkpoint.after_pending_write");
+    }
+    await this.#d.state
+      .transact(async (tx) => {
+        const live = await tx.load();
+        if (!live || (live.access_mode === "read_only" && live.lease === null)) return;
+        const now = this.#now();
+        await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint write failed", now), now);
+      })
+      .catch(() => {});
   }
 
   /**
@@ -393,34 +399,51 @@ export class TaskContract {
     replayed: ReplayInfo | null;
     pending_checkpoint: PendingInfo | null;
   }> {
+    return this.#resumeOnce().then(async (r) => {
+      this.#crash("resume.after_replay");
+      if (r.replayed) await this.#d.pending.clear();
+      else if (r.failed) await this.#d.pending.write(r.failed).catch(() => {});
+      const memories = await this.#contextMemories(r.task);
+      return { task: r.task, memories, replayed: r.replayed, pending_checkpoint: await this.#pendingInfo() };
+    });
+  }
+
+  /**
+   * The turn, and the pending checkpoint's replay, in one commit. If the replay cannot commit, the
+   * turn is begun without it (the checkpoint stays pending, with the reason).
+   */
+  async #resumeOnce(): Promise<{ task: TaskState; replayed: ReplayInfo | null; failed: PendingCheckpoint | null }> {
+    const waiting = await this.#d.pending.read();
+    if (waiting) {
+      try {
+        return await this.#resumeTx(waiting);
+      } catch (cause) {
+        if (cause instanceof LongrunError) throw cause;
+        const r = await this.#resumeTx(null);
+        return { ...r, failed: { ...waiting, error: describeCause(cause) } };
+      }
+    }
+    return this.#resumeTx(null);
+  }
+
+  #resumeTx(waiting: PendingCheckpoint | null): Promise<{ task: TaskState; replayed: ReplayInfo | null; failed: null }> {
     return this.#d.state.transact(async (tx) => {
       const live = await this.#mustBeOpen(tx, "Not resumed");
       const now = this.#now();
-      const waiting = await this.#d.pending.read();
       let next = cloneState(live);
       let replayed: ReplayInfo | null = null;
-      let replayError: string | null = null;
       if (waiting) {
-        try {
-          const saved = await this.#d.memory.save(waiting.record);
-          this.#crash("resume.after_replay");
-          replayed = { checkpoint_id: waiting.checkpoint_id, memory_id: saved.record.id, created: saved.created };
-          if (waiting.task_id === live.task_id && live.last_checkpoint?.checkpoint_id !== waiting.checkpoint_id) {
-            next = applyCheckpoint(next, waiting, saved.record.id, now);
-          }
-        } catch (cause) {
-          replayError = describeCause(cause);
+        const saved = await tx.saveMemory(waiting.record);
+        replayed = { checkpoint_id: waiting.checkpoint_id, memory_id: saved.record.id, created: saved.created };
+        if (waiting.task_id === live.task_id && live.last_checkpoint?.checkpoint_id !== waiting.checkpoint_id) {
+          next = applyCheckpoint(next, waiting, saved.record.id, now);
         }
       }
       next.turn_index = next.turn_index + 1;
       revokeLease(next, "resume", now);
       if (next.status === "paused") this.#setStatus(next, "in_progress", "resume", now);
       await this.#commit(tx, live, next, now);
-      this.#crash("resume.after_state_write");
-      if (replayed) await this.#d.pending.clear();
-      else if (waiting && replayError) await this.#d.pending.write({ ...waiting, error: replayError });
-      const memories = await this.#contextMemories(next);
-      return { task: next, memories, replayed, pending_checkpoint: await this.#pendingInfo() };
+      return { task: next, replayed, failed: null };
     });
   }
 
@@ -432,10 +455,12 @@ export class TaskContract {
    * Rebuilds the task from the newest checkpoint machine line in this root's memory: a new
    * turn, read-only. An unreadable state file is moved aside first, never deleted.
    */
-  recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState; memory_id: string; quarantined: string | null }> {
+  async recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState; memory_id: string; quarantined: string | null }> {
     if (options.force && options.by === "agent") {
       throw new UnauthorizedError("Refused: only the host may force task.recover over a readable state", { method: "task.recover", side_required: "host", side: "agent" });
     }
+    // read before the transaction: memory is not read inside a state transaction
+    const found = await this.#newestMachineState();
     return this.#d.state.transact(async (tx) => {
       let live: TaskState | null = null;
       let corrupt = false;
@@ -445,7 +470,6 @@ export class TaskContract {
         if (!(e instanceof StateCorruptError)) throw e;
         corrupt = true;
       }
-      const found = await this.#newestMachineState();
       if (!found) {
         throw new NotFoundError(
           "checkpoint",
@@ -457,14 +481,14 @@ export class TaskContract {
       const { record, machine } = found;
       if (live && !options.force && live.task_id === machine.task_id && !isTerminal(live.status)) {
         throw new ConflictError(
-          `Not recovered: the state file is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or corrupt state. ` +
+          `Not recovered: the task state is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or corrupt state. ` +
             `Use task.resume to continue it; the host may force recovery from the last checkpoint`,
           { reason: "state_readable", task_id: live.task_id, status: live.status, checkpoint_task_id: machine.task_id },
         );
       }
       if (live && (live.task_id !== machine.task_id || isTerminal(live.status))) {
         throw new ConflictError(
-          `Not recovered: the state file is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or ` +
+          `Not recovered: the task state is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or ` +
             `corrupt state, or the same task in progress, and would ${live.task_id !== machine.task_id ? `replace it with task ${machine.task_id}` : "bring a finished task back"}`,
           { reason: "state_readable", task_id: live.task_id, status: live.status, checkpoint_task_id: machine.task_id },
         );
@@ -504,7 +528,7 @@ export class TaskContract {
     return null;
   }
 
-  /** Completes the task and saves an outcome record to memory first. */
+  /** Completes the task: the outcome record and the completed state commit together. */
   finish(summary = "", by: Actor = "host"): Promise<{ task: TaskState; memory_id: string }> {
     return this.#d.state.transact(async (tx) => {
       const live = await this.#mustLoad(tx);
@@ -524,7 +548,7 @@ export class TaskContract {
       let memoryId: string;
       try {
         memoryId = (
-          await this.#d.memory.save({
+          await tx.saveMemory({
             type: "outcome",
             title: `[LongRun Outcome] ${live.task_id}`,
             content,
@@ -534,6 +558,7 @@ export class TaskContract {
           })
         ).record.id;
       } catch (cause) {
+        if (cause instanceof LongrunError) throw cause;
         throw new InternalError(
           `Task not finished: the outcome record could not be saved to memory (${describeCause(cause)}); ` +
             `the task stays ${live.status}; fix the memory database and call task.finish again`,

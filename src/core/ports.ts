@@ -24,15 +24,23 @@ export interface StateTx {
    * may exist yet); otherwise throws `ConflictError` and writes nothing.
    */
   save(state: TaskState, expectedVersion: number | null): Promise<void>;
-  /** Moves an unreadable state file aside (never deletes it); returns where it went. */
+  /** Moves an unreadable state aside (never deletes it); returns where it went. */
   quarantine(): Promise<string | null>;
+  /**
+   * Saves a memory record in this same transaction: it commits with the state, or neither does
+   * (a checkpoint is one commit). Throws where memory is not open.
+   */
+  saveMemory(record: NewMemory): Promise<SaveResult>;
 }
 
 export interface StateStore {
   readonly path: string;
-  /** A lock-free read (writes are atomic renames, so a read is never torn). */
+  /** A lock-free read of the current task (never torn). */
   load(): Promise<TaskState | null>;
-  /** Runs `fn` holding the root's exclusive lock, across processes. */
+  /**
+   * Runs `fn` as one write transaction, one writer at a time across processes: everything it
+   * saves commits together when it returns, or nothing does when it (or the commit) throws.
+   */
   transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>;
 }
 
@@ -103,7 +111,7 @@ export interface PendingCheckpoint {
   checkpoint_id: string;
   task_id: string;
   created_at: string;
-  /** Why the memory save failed, when it did; null while the save is under way. */
+  /** Why the checkpoint's commit failed. */
   error: string | null;
   record: NewMemory;
   /** The task as the checkpoint leaves it (paused, read-only). */
@@ -112,6 +120,8 @@ export interface PendingCheckpoint {
 
 export interface PendingStore {
   readonly path: string;
+  /** Cheap: whether a pending checkpoint waits (the gate reads this on every check). */
+  exists(): boolean;
   read(): Promise<PendingCheckpoint | null>;
   write(pending: PendingCheckpoint): Promise<void>;
   clear(): Promise<void>;

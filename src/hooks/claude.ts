@@ -16,8 +16,12 @@ import { PROGRESS_KIND, TaskContract } from "../core/contract.ts";
 import { CheckpointWriteError, LongrunError, WriteGateViolation } from "../core/errors.ts";
 import type { MemoryStore } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
+import { existsSync } from "node:fs";
+import { NoActiveTaskError } from "../core/errors.ts";
+import type { StateStore } from "../core/ports.ts";
+import { openSyncSqlite, syncConn } from "../runtime/sqlite.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
-import { FileStateStore } from "../store/state_file.ts";
+import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
 import { parseApproval } from "./approval.ts";
@@ -47,9 +51,9 @@ export const LOCK_WAIT_MS: Readonly<Record<ClaudeEvent, number>> = {
 /** The paths of a root, computed without importing the memory layer. */
 function paths(root: string) {
   return {
-    state: `${root}/.longrun/state.json`,
+    db: `${root}/memory.db`,
+    legacyState: `${root}/.longrun/state.json`,
     pending: `${root}/.longrun/pending_checkpoint.json`,
-    lock: `${root}/.longrun/lock`,
   };
 }
 
@@ -58,20 +62,41 @@ const NO_MEMORY: MemoryStore = new Proxy({} as MemoryStore, {
   get: (_t, prop) => () => Promise.reject(new Error(`memory is not available on this path (${String(prop)})`)),
 });
 
-/** The contract over the state file only: enough for gate checks, turns and grants. */
-export function stateOnlyContract(root: string, lockTimeoutMs = 5_000): { contract: TaskContract; state: FileStateStore } {
+/** A root with no database yet holds no task. */
+function noTaskStore(path: string): StateStore {
+  return { path, load: () => Promise.resolve(null), transact: () => Promise.reject(new NoActiveTaskError()) };
+}
+
+/**
+ * The contract over the task state only, read and written with the runtime's own SQLite: enough
+ * for gate checks, turns and grants, without loading libSQL. A root that still keeps its state in
+ * `.longrun/state.json` (or an older schema) is opened once with libSQL to move it into the database.
+ */
+export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000): Promise<{ contract: TaskContract; state: StateStore; close: () => void }> {
   const p = paths(root);
   const crash = crashPointsFromEnv();
-  const state = new FileStateStore({ path: p.state, lockPath: p.lock, clock: systemClock, crash, lockTimeoutMs });
-  const contract = new TaskContract({
-    state,
-    pending: new FilePendingStore(p.pending, crash),
-    memory: NO_MEMORY,
-    clock: systemClock,
-    ids: systemIds,
-    crash,
-  });
-  return { contract, state };
+  const needsRoot = existsSync(p.legacyState) || (existsSync(p.db) && (await schemaOf(p.db, lockTimeoutMs)) < STATE_IN_DB_VERSION);
+  if (needsRoot) await (await openRoot(root, lockTimeoutMs)).close();
+  let state: StateStore;
+  let close = () => {};
+  if (existsSync(p.db)) {
+    const db = await openSyncSqlite(p.db, lockTimeoutMs);
+    close = () => db.close();
+    state = new DbStateStore({ conn: syncConn(db), path: p.db, clock: systemClock, crash });
+  } else state = noTaskStore(p.db);
+  const contract = new TaskContract({ state, pending: new FilePendingStore(p.pending, crash), memory: NO_MEMORY, clock: systemClock, ids: systemIds, crash });
+  return { contract, state, close };
+}
+
+async function schemaOf(db: string, wait: number): Promise<number> {
+  const conn = await openSyncSqlite(db, wait);
+  try {
+    return Number(conn.all("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations", [])[0]?.v ?? 0);
+  } catch {
+    return 0;
+  } finally {
+    conn.close();
+  }
 }
 
 export function denyOutput(reason: string): HookOutput {
@@ -103,7 +128,7 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
   const d = await decideTool(input, toolContext(input, root, config));
   if (d.kind === "deny") return denyOutput(d.reason);
   if (d.kind === "pass") return null;
-  const { contract } = stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse);
+  const { contract, close } = await stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse);
   const approve = `the user approves writes for one turn by starting a line of their message with ${config.approve_marker}`;
   try {
     await contract.requireWritable(d.action);
@@ -117,6 +142,8 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
       return denyOutput(`no task in ${root}, so nothing may be written; ${approve}${d.shell ? `; ${READ_TOOLS_HINT}` : ""}`);
     }
     throw e;
+  } finally {
+    close();
   }
   return null;
 }
@@ -154,7 +181,16 @@ export async function userPromptSubmit(input: HookInput, root: string, config: H
 
 async function beginTurn(prompt: string, approval: ReturnType<typeof parseApproval>, root: string, config: HookConfig): Promise<HookOutput> {
   const wait = LOCK_WAIT_MS.UserPromptSubmit;
-  const { contract } = stateOnlyContract(root, wait);
+  const { contract, close } = await stateOnlyContract(root, wait);
+  try {
+    return await beginTurnWith(contract, prompt, approval, root, config);
+  } finally {
+    close();
+  }
+}
+
+async function beginTurnWith(contract: TaskContract, prompt: string, approval: ReturnType<typeof parseApproval>, root: string, config: HookConfig): Promise<HookOutput> {
+  const wait = LOCK_WAIT_MS.UserPromptSubmit;
   let task = (await contract.status()).task;
   const marker = config.approve_marker;
   if (!task || task.status === "completed" || task.status === "failed" || task.status === "paused") {
@@ -168,21 +204,20 @@ async function beginTurn(prompt: string, approval: ReturnType<typeof parseApprov
         const description = prompt.split(/\r?\n/).filter((l) => !l.trim().startsWith(marker)).join("\n").trim() || approval!.reason;
         task = (await r.contract.startTask(description)).task;
       }
+      if (approval && task.status === "in_progress") task = await r.contract.enableWrites({ ...approval, granted_by: GRANTED_BY });
     } finally {
       await r.close();
     }
   } else {
     task = await contract.beginTurn("user prompt");
-  }
-  if (approval && task.status === "in_progress") {
-    task = await contract.enableWrites({ ...approval, granted_by: GRANTED_BY });
+    if (approval && task.status === "in_progress") task = await contract.enableWrites({ ...approval, granted_by: GRANTED_BY });
   }
   const note = approval && task.status !== "in_progress" ? ` (the approval was not applied: the task is ${task.status})` : "";
   return context("UserPromptSubmit", `longrun: task ${task.task_id} (${task.status}), turn ${task.turn_index}: ${leaseLine(task, marker)}${note}.`);
 }
 
 export async function sessionStart(_input: HookInput, root: string): Promise<HookOutput> {
-  const peek = await stateOnlyContract(root, LOCK_WAIT_MS.SessionStart).state.load();
+  const peek = await peekTask(root, LOCK_WAIT_MS.SessionStart);
   if (!peek || peek.status === "completed" || peek.status === "failed") return null;
   const r = await openRoot(root, LOCK_WAIT_MS.SessionStart);
   try {
@@ -198,6 +233,16 @@ export async function sessionStart(_input: HookInput, root: string): Promise<Hoo
     return context("SessionStart", lines.join("\n"));
   } finally {
     await r.close();
+  }
+}
+
+/** The current task, read without libSQL, or null. */
+async function peekTask(root: string, wait: number): Promise<TaskState | null> {
+  const { state, close } = await stateOnlyContract(root, wait);
+  try {
+    return await state.load();
+  } finally {
+    close();
   }
 }
 
@@ -221,30 +266,34 @@ function lastWords(input: HookInput): string {
  * pause checkpoint (the next prompt resumes the task); with nothing to say, no empty record is made.
  */
 export async function stop(input: HookInput, root: string): Promise<HookOutput> {
-  const { contract, state } = stateOnlyContract(root, LOCK_WAIT_MS.Stop);
-  const peek = await state.load();
-  if (!peek || peek.status === "completed" || peek.status === "failed") return null;
-  const summary = lastWords(input);
-  if (!summary || peek.status !== "in_progress") {
-    await contract.endTurn("turn ended (Stop)");
-    return null;
-  }
-  const r = await openRoot(root, LOCK_WAIT_MS.Stop);
+  const { contract, state, close } = await stateOnlyContract(root, LOCK_WAIT_MS.Stop);
   try {
-    await r.contract.checkpoint({ summary, next_step: peek.next_step, kind: "stop" });
-    return null;
-  } catch (e) {
-    await contract.endTurn("turn ended (Stop); checkpoint failed").catch(() => {});
-    if (e instanceof CheckpointWriteError) return { systemMessage: `longrun: ${e.message}` };
-    throw e;
+    const peek = await state.load();
+    if (!peek || peek.status === "completed" || peek.status === "failed") return null;
+    const summary = lastWords(input);
+    if (!summary || peek.status !== "in_progress") {
+      await contract.endTurn("turn ended (Stop)");
+      return null;
+    }
+    const r = await openRoot(root, LOCK_WAIT_MS.Stop);
+    try {
+      await r.contract.checkpoint({ summary, next_step: peek.next_step, kind: "stop" });
+      return null;
+    } catch (e) {
+      await contract.endTurn("turn ended (Stop); checkpoint failed").catch(() => {});
+      if (e instanceof CheckpointWriteError) return { systemMessage: `longrun: ${e.message}` };
+      throw e;
+    } finally {
+      await r.close();
+    }
   } finally {
-    await r.close();
+    close();
   }
 }
 
 /** PreCompact: a progress checkpoint, so what the context held is in memory before it is compacted. */
 export async function preCompact(input: HookInput, root: string): Promise<HookOutput> {
-  const peek = await stateOnlyContract(root, LOCK_WAIT_MS.PreCompact).state.load();
+  const peek = await peekTask(root, LOCK_WAIT_MS.PreCompact);
   if (!peek || peek.status !== "in_progress") return null;
   const said = lastWords(input);
   const instructions = typeof input.custom_instructions === "string" && input.custom_instructions.trim() ? `; compaction instructions: ${clip(input.custom_instructions)}` : "";

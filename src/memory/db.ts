@@ -30,13 +30,13 @@ export class Database {
   }
 
   /** Opens `url` (`file:/abs/path.db`, `http://…`, `ws://…`). Local files get WAL and synchronous=FULL. */
-  static async open(url: string, options: { authToken?: string } = {}): Promise<Database> {
+  static async open(url: string, options: { authToken?: string; busyTimeoutMs?: number } = {}): Promise<Database> {
     const local = url.startsWith("file:");
     const client = createClient({
       url,
       authToken: options.authToken,
       concurrency: local ? 1 : undefined,
-      timeout: local ? BUSY_TIMEOUT_MS : undefined,
+      timeout: local ? (options.busyTimeoutMs ?? BUSY_TIMEOUT_MS) : undefined,
     });
     const db = new Database(url, client);
     if (local) {

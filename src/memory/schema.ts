@@ -178,6 +178,27 @@ export const MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 3, // STATE_IN_DB_VERSION in store/state_db.ts
+    name: "task state in the database: tasks, the root's current task, quarantined states",
+    sql: [
+      `CREATE TABLE tasks (
+        task_id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE root_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      `CREATE TABLE tasks_quarantine (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        at TEXT NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

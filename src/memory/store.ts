@@ -17,6 +17,8 @@ import type {
   SearchPage,
 } from "../core/ports.ts";
 import { readBlob, removeBlob, sha256Hex, writeBlob } from "../store/blobs.ts";
+import type { Transaction } from "@libsql/client";
+import type { SqlExec } from "../store/sql.ts";
 import type { Database } from "./db.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { segmentForIndex } from "./segment.ts";
@@ -36,6 +38,19 @@ export interface LibsqlMemoryOptions {
 
 type Row = Record<string, unknown>;
 
+interface Prepared {
+  bytes: Uint8Array;
+  sha256: string;
+  rawRef: string | null;
+  createdAt: string;
+  keywords: string;
+}
+
+/** A libSQL transaction as the `SqlExec` the insert takes. */
+function txExec(tx: Transaction): SqlExec {
+  return { run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as Row[] };
+}
+
 export class LibsqlMemory implements MemoryStore {
   readonly #db: Database;
   readonly #rawDir: string;
@@ -54,60 +69,89 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   async save(rec: NewMemory): Promise<SaveResult> {
-    checkLength("title", rec.title, LIMITS.short_text_chars);
-    checkLength("content", rec.content, LIMITS.memory_content_chars);
-    if (rec.keywords.length > LIMITS.list_items) throw new LimitExceededError("keywords", LIMITS.list_items, rec.keywords.length, "items");
     if (rec.dedupe_key) {
       const existing = await this.#byDedupeKey(rec.dedupe_key);
       if (existing) return { record: existing, created: false };
     }
+    const p = this.#prepare(rec);
+    try {
+      const out = await this.#db.write((tx) => this.#insert(txExec(tx), rec, p));
+      this.#crash("memory.after_commit");
+      if (!out.result.created && p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+      return out.result;
+    } catch (e) {
+      if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+      throw e;
+    }
+  }
+
+  /**
+   * Saves inside a caller's write transaction (a checkpoint's one commit with its state). The
+   * long body's blob is written first; `discard` removes it when that transaction does not commit.
+   */
+  async saveIn(tx: SqlExec, rec: NewMemory): Promise<{ result: SaveResult; discard: () => void }> {
+    const p = this.#prepare(rec);
+    const discard = () => {
+      if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+    };
+    try {
+      const out = await this.#insert(tx, rec, p);
+      if (!out.result.created) discard();
+      return { result: out.result, discard: out.result.created ? discard : () => {} };
+    } catch (e) {
+      discard();
+      throw e;
+    }
+  }
+
+  /** Checks the limits and writes a long body's blob: before any transaction. */
+  #prepare(rec: NewMemory): Prepared {
+    checkLength("title", rec.title, LIMITS.short_text_chars);
+    checkLength("content", rec.content, LIMITS.memory_content_chars);
+    if (rec.keywords.length > LIMITS.list_items) throw new LimitExceededError("keywords", LIMITS.list_items, rec.keywords.length, "items");
     const bytes = new TextEncoder().encode(rec.content);
     const sha256 = sha256Hex(bytes);
     const rawRef = bytes.length > INLINE_BODY_BYTES ? writeBlob(this.#rawDir, "m", bytes).ref : null;
-    const createdAt = new Date().toISOString();
-    const keywords = JSON.stringify(rec.keywords);
-    try {
-      const out = await this.#db.write(async (tx) => {
-        if (rec.dedupe_key) {
-          const rs = await tx.execute({ sql: "SELECT seq FROM memories WHERE dedupe_key = ?", args: [rec.dedupe_key] });
-          if (rs.rows.length) return { seq: Number(rs.rows[0]!.seq), created: false };
-        }
-        const count = Number((await tx.execute("SELECT COUNT(*) AS n FROM memories")).rows[0]!.n);
-        if (count >= LIMITS.memories_per_root) {
-          throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, count + 1, "memories");
-        }
-        const ins = await tx.execute({
-          sql: `INSERT INTO memories(type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-          args: [
-            rec.type,
-            rec.title,
-            rawRef ? rec.content.slice(0, PREVIEW_CHARS) : rec.content,
-            keywords,
-            rec.task_id ?? null,
-            rec.dedupe_key ?? null,
-            rawRef,
-            sha256,
-            bytes.length,
-            createdAt,
-          ],
-        });
-        const seq = Number(ins.rows[0]!.seq);
-        await tx.execute({
-          sql: "INSERT INTO memories_fts(rowid, title, body, keywords) VALUES (?, ?, ?, ?)",
-          args: [seq, segmentForIndex(rec.title), segmentForIndex(rec.content), segmentForIndex(rec.keywords.join(" "))],
-        });
-        this.#crash("memory.before_commit");
-        return { seq, created: true };
-      });
-      this.#crash("memory.after_commit");
-      if (!out.created && rawRef) removeBlob(this.#rawDir, rawRef);
-      const record = await this.get(memoryId(out.seq));
-      return { record: record!, created: out.created };
-    } catch (e) {
-      if (rawRef) removeBlob(this.#rawDir, rawRef);
-      throw e;
+    return { bytes, sha256, rawRef, createdAt: new Date().toISOString(), keywords: JSON.stringify(rec.keywords) };
+  }
+
+  /** The rows of one save, inside a write transaction: deduped, capped, inserted and indexed. */
+  async #insert(tx: SqlExec, rec: NewMemory, p: Prepared): Promise<{ result: SaveResult }> {
+    if (rec.dedupe_key) {
+      const rows = await tx.run("SELECT * FROM memories WHERE dedupe_key = ?", [rec.dedupe_key]);
+      if (rows.length) return { result: { record: this.#toRecord(rows[0]!), created: false } };
     }
+    // the number of records ever saved, read in O(1); checkpoints and outcomes are never refused
+    const count = Number((await tx.run("SELECT seq FROM sqlite_sequence WHERE name = 'memories'"))[0]?.seq ?? 0);
+    const exempt = /^(checkpoint|outcome):/.test(rec.dedupe_key ?? "");
+    if (count >= LIMITS.memories_per_root && !exempt) {
+      throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, count + 1, "memories");
+    }
+    const ins = await tx.run(
+      `INSERT INTO memories(type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [
+        rec.type,
+        rec.title,
+        p.rawRef ? rec.content.slice(0, PREVIEW_CHARS) : rec.content,
+        p.keywords,
+        rec.task_id ?? null,
+        rec.dedupe_key ?? null,
+        p.rawRef,
+        p.sha256,
+        p.bytes.length,
+        p.createdAt,
+      ],
+    );
+    const row = ins[0]!;
+    await tx.run("INSERT INTO memories_fts(rowid, title, body, keywords) VALUES (?, ?, ?, ?)", [
+      Number(row.seq),
+      segmentForIndex(rec.title),
+      segmentForIndex(rec.content),
+      segmentForIndex(rec.keywords.join(" ")),
+    ]);
+    this.#crash("memory.before_commit");
+    return { result: { record: this.#toRecord(row, rec.content), created: true } };
   }
 
   async #byDedupeKey(key: string): Promise<MemoryRecord | null> {
@@ -140,11 +184,11 @@ export class LibsqlMemory implements MemoryStore {
     return rs.rows.map((r) => this.#toRecord(r));
   }
 
-  /** Reads a record's whole body: inline, or from raw_data/ checked against its sha256. */
-  #toRecord(r: Row): MemoryRecord {
+  /** Reads a record's whole body: inline, or from raw_data/ checked against its sha256 (unless the caller has it). */
+  #toRecord(r: Row, known?: string): MemoryRecord {
     const rawRef = r.raw_ref === null ? null : String(r.raw_ref);
-    let content = String(r.content);
-    if (rawRef) {
+    let content = known ?? String(r.content);
+    if (rawRef && known === undefined) {
       content = new TextDecoder().decode(readBlob(this.#rawDir, rawRef, String(r.sha256), `raw body of ${memoryId(Number(r.seq))}`));
     }
     return {

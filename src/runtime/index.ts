@@ -12,28 +12,6 @@ export function runtimeKey(): RuntimeKey {
   return "other";
 }
 
-/** An exclusive advisory lock on a file (flock): released by `release()` or when the process dies. */
-export interface FileLock {
-  release(): Promise<void>;
-}
-
-export interface FileLocker {
-  /** Takes the lock without waiting; null when another holder has it. */
-  tryLock(path: string): Promise<FileLock | null>;
-}
-
-let locker: Promise<FileLocker> | null = null;
-
-export function fileLocker(): Promise<FileLocker> {
-  if (!locker) {
-    const key = runtimeKey();
-    if (key === "bun") locker = import("./bun/lock.ts").then((m) => m.bunLocker());
-    else if (key === "deno") locker = import("./deno/lock.ts").then((m) => m.denoLocker());
-    else locker = Promise.reject(new Error("longrun runs on Bun or Deno; this runtime has no file lock adapter"));
-  }
-  return locker;
-}
-
 /**
  * The argv that starts this same program again: the compiled executable itself, or the runtime
  * with this entry file (`bun src/main.ts`, `deno run -A src/main.ts`).

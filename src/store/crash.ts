@@ -1,5 +1,5 @@
 /**
- * Crash points for tests: `LONGRUN_CRASH_AT=checkpoint.after_memory_commit` (comma-separated names)
+ * Crash points for tests: `LONGRUN_CRASH_AT=checkpoint.before_commit` (comma-separated names)
  * makes the process SIGKILL itself when it reaches that step. Unset, this is a no-op. The shipped
  * executable is built with `process.env.LONGRUN_BUILD` fixed to "release", which turns crash points
  * off for good: no variable in a user's environment can make it kill itself mid-write.

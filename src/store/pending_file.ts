@@ -1,9 +1,11 @@
 /**
- * `<root>/.longrun/pending_checkpoint.json`: a checkpoint that memory does not hold yet. Written
- * atomically before the memory save (write-ahead) and removed only after the state that records
- * it is written, so a crash anywhere leaves the checkpoint either in memory or here.
+ * `<root>/.longrun/pending_checkpoint.json`: a checkpoint whose commit failed, so memory does not
+ * hold it yet. Written atomically when that commit fails (the seed's fallback) and removed after
+ * a later commit has saved it (replayed once: memory dedupes by checkpoint id). While it exists the
+ * gate answers read-only: the failed checkpoint ended the turn's lease even if the database could
+ * not record that.
  */
-import { readFileSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { StateCorruptError } from "../core/errors.ts";
 import type { CrashPoint, PendingCheckpoint, PendingStore } from "../core/ports.ts";
@@ -17,6 +19,10 @@ export class FilePendingStore implements PendingStore {
   constructor(path: string, crash?: CrashPoint) {
     this.path = path;
     this.#crash = crash ?? (() => {});
+  }
+
+  exists(): boolean {
+    return existsSync(this.path);
   }
 
   read(): Promise<PendingCheckpoint | null> {

@@ -1,23 +1,30 @@
 /**
  * Test doubles for the memory port, named as such. Each wraps a real libSQL memory store and
  * changes exactly one thing: RecordingMemory records the order of calls; FailingMemory makes
- * saves throw while `failing` is set (the injected failure).
+ * saves throw while `failing` is set (the injected failure). `intercept` is how they also see the
+ * saves that commit together with a state change (see `contractWith`).
  */
-import { existsSync } from "node:fs";
 import type { MemoryStore, NewMemory, SearchOptions } from "../../src/core/ports.ts";
 
 export class RecordingMemory implements MemoryStore {
-  readonly calls: { op: string; stateExisted: boolean }[] = [];
-  constructor(private readonly inner: MemoryStore, private readonly statePath: string) {}
+  readonly calls: { op: string; stateExisted: boolean | null }[] = [];
+  /** `hasState` tells, when asked, whether a task state exists yet (read where it is stored). */
+  constructor(private readonly inner: MemoryStore, private readonly hasState: () => Promise<boolean>) {}
   #note(op: string) {
-    this.calls.push({ op, stateExisted: existsSync(this.statePath) });
+    const call: { op: string; stateExisted: boolean | null } = { op, stateExisted: null };
+    this.calls.push(call);
+    // a save inside a state transaction must not read the state (it would wait on that transaction)
+    if (op !== "save") void this.hasState().then((b) => (call.stateExisted = b));
   }
-  search(q: string | readonly string[], o?: SearchOptions) {
-    this.#note("search");
+  async search(q: string | readonly string[], o?: SearchOptions) {
+    this.calls.push({ op: "search", stateExisted: await this.hasState() });
     return this.inner.search(q, o);
   }
-  save(r: NewMemory) {
+  intercept(_r: NewMemory) {
     this.#note("save");
+  }
+  save(r: NewMemory) {
+    this.intercept(r);
     return this.inner.save(r);
   }
   get(id: string) {
@@ -41,9 +48,16 @@ export class FailingMemory implements MemoryStore {
   search(q: string | readonly string[], o?: SearchOptions) {
     return this.inner.search(q, o);
   }
-  save(r: NewMemory) {
+  intercept(_r: NewMemory) {
     this.saveAttempts++;
-    if (this.failing) return Promise.reject(new Error("injected failure: memory database unavailable"));
+    if (this.failing) throw new Error("injected failure: memory database unavailable");
+  }
+  save(r: NewMemory) {
+    try {
+      this.intercept(r);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.inner.save(r);
   }
   get(id: string) {

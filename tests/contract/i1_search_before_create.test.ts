@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { RecordingMemory } from "./doubles.ts";
-import { contractWith, type Fixture, openFixture } from "./setup.ts";
+import { contractWith, type Fixture, hasState, openFixture } from "./setup.ts";
 
 describe("I1: task.start searches memory before it creates state", () => {
   let fx: Fixture;
@@ -10,11 +9,11 @@ describe("I1: task.start searches memory before it creates state", () => {
   afterEach(() => fx.close());
 
   test("the first memory operation is a search, made while no task state exists", async () => {
-    const spy = new RecordingMemory(fx.root.memory, fx.root.paths.state);
+    const spy = new RecordingMemory(fx.root.memory, hasState(fx.root));
     const { task } = await contractWith(fx.root, spy).startTask("Integrate the second supplier API");
     assert.equal(spy.calls[0]?.op, "search");
     assert.equal(spy.calls[0]?.stateExisted, false);
-    assert.ok(existsSync(fx.root.paths.state));
+    assert.ok(await hasState(fx.root)());
     assert.equal(task.status, "in_progress");
   });
 

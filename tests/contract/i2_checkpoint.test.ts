@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { CheckpointWriteError } from "../../src/core/errors.ts";
 import { REPO, run, scriptArgv } from "../helpers.ts";
 import { FailingMemory, RecordingMemory } from "./doubles.ts";
-import { contractWith, countCheckpoints, type Fixture, openFixture } from "./setup.ts";
+import { readTask } from "../state_helpers.ts";
+import { contractWith, countCheckpoints, type Fixture, hasState, openFixture } from "./setup.ts";
 
 const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
 
@@ -25,15 +26,15 @@ describe("I2: a checkpoint is in memory before its text is returned", () => {
   test("checkpoint saves to memory before returning, and the text returned is the text saved", async () => {
     const c = fx.root.contract;
     await c.startTask("integrate supplier two");
-    const spy = new RecordingMemory(fx.root.memory, fx.root.paths.state);
-    const before = readFileSync(fx.root.paths.state, "utf8");
+    const spy = new RecordingMemory(fx.root.memory, hasState(fx.root));
+    const before = await readTask(fx.dir);
     const out = await contractWith(fx.root, spy).checkpoint(CP);
     assert.deepEqual(spy.calls.map((x) => x.op), ["save"]);
     const rec = await fx.root.memory.get(out.memory_id);
     assert.equal(rec?.content, out.text);
     assert.equal(rec?.type, "session");
     assert.match(out.text, /<!-- longrun-state: \{.*"status":"paused".*"access_mode":"read_only".*\} -->$/);
-    assert.notEqual(readFileSync(fx.root.paths.state, "utf8"), before);
+    assert.notDeepEqual(await readTask(fx.dir), before);
     const stored = (await c.status()).task!;
     assert.equal(stored.status, "paused");
     assert.equal(stored.access_mode, "read_only");
@@ -56,7 +57,7 @@ describe("I2: a checkpoint is in memory before its text is returned", () => {
     const c = fx.root.contract;
     await c.startTask("long job");
     await c.enableWrites({ reason: "ok", granted_by: "host" });
-    const spy = new RecordingMemory(fx.root.memory, fx.root.paths.state);
+    const spy = new RecordingMemory(fx.root.memory, hasState(fx.root));
     const out = await contractWith(fx.root, spy).checkpoint({ ...CP, kind: "progress" });
     assert.deepEqual(spy.calls.map((x) => x.op), ["save"]);
     assert.equal((await fx.root.memory.get(out.memory_id))?.content, out.text);
@@ -192,32 +193,24 @@ describe("I2 across crashes (real child processes killed with SIGKILL)", () => {
     assert.equal(existsSync(fx.root.paths.pending), false);
   });
 
-  for (const point of [
-    "checkpoint.after_pending_write",
-    "checkpoint.before_memory_commit",
-    "memory.before_commit",
-    "checkpoint.after_memory_commit",
-    "state.after_temp_write",
-    "state.after_temp_fsync",
-    "state.after_rename",
-    "state.after_dir_fsync",
-    "checkpoint.after_state_write",
-    "checkpoint.before_reply",
-  ]) {
-    test(`killed at ${point}: nothing is claimed that is not saved, and one resume leaves exactly one record`, async () => {
+  // Before the commit nothing of the checkpoint exists; after it, memory and state hold it together.
+  for (const [point, committed] of [["memory.before_commit", false], ["checkpoint.before_commit", false], ["checkpoint.after_commit", true], ["checkpoint.before_reply", true]] as const) {
+    test(`killed at ${point}: nothing is claimed that is not saved; the checkpoint is whole or absent, never half`, async () => {
       await cli(fx.dir, "start", { description: "crash test" });
       const r = await cli(fx.dir, "checkpoint", CP, { LONGRUN_CRASH_AT: point });
       assert.equal(r.signal, "SIGKILL", r.stderr);
       assert.equal(r.out, null, "no checkpoint text reached the caller");
-      // A4: the state file parses; A1/A2: the checkpoint is in memory or pending, never lost
+      // A4: the state reads back; the record and the state change are both there or both absent
       const st = await cli(fx.dir, "status");
-      assert.ok(st.out.result.task, st.stdout + st.stderr);
-      const inMemory = await countCheckpoints(fx.root);
-      assert.ok(inMemory === 1 || existsSync(fx.root.paths.pending), `lost at ${point}`);
+      const task = st.out.result.task;
+      assert.ok(task, st.stdout + st.stderr);
+      assert.equal(await countCheckpoints(fx.root), committed ? 1 : 0);
+      assert.equal(task.status, committed ? "paused" : "in_progress");
+      assert.equal(task.last_checkpoint !== null, committed);
+      assert.equal(existsSync(fx.root.paths.pending), false, "no pending file: a commit either happened or did not");
       const resumed = await cli(fx.dir, "resume");
       assert.equal(resumed.out.result.task.access_mode, "read_only");
-      assert.equal(await countCheckpoints(fx.root), 1);
-      assert.equal(existsSync(fx.root.paths.pending), false);
+      assert.equal(await countCheckpoints(fx.root), committed ? 1 : 0);
       const check = await fx.root.db.execute("PRAGMA integrity_check");
       assert.equal(check.rows[0]![0], "ok");
     });

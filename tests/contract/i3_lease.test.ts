@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import type { TaskContract } from "../../src/core/contract.ts";
 import { WriteGateViolation } from "../../src/core/errors.ts";
-import { type Fixture, openFixture } from "./setup.ts";
+import { readTask, writeTask } from "../state_helpers.ts";
+import { type Fixture, openFixture, openFixtureWith } from "./setup.ts";
 
 function gateError(reason: string) {
   return (e: unknown) => {
@@ -53,10 +55,10 @@ describe("I3: a write lease covers one turn", () => {
   test("a stale lease is refused even if the mode is writable, and is revoked on disk", async () => {
     await c.enableWrites({ reason: "ok", granted_by: "host" });
     // Another writer advanced the turn without touching the lease fields (an older host, say).
-    const raw = JSON.parse(readFileSync(fx.root.paths.state, "utf8"));
+    const raw = await readTask(fx.dir);
     raw.turn_index = 2;
     raw.version += 1;
-    writeFileSync(fx.root.paths.state, JSON.stringify(raw));
+    await writeTask(fx.dir, raw);
     assert.equal(raw.access_mode, "writable");
     await assert.rejects(c.requireWritable("continue editing"), (e: unknown) => {
       assert.ok(e instanceof WriteGateViolation);
@@ -65,7 +67,7 @@ describe("I3: a write lease covers one turn", () => {
       assert.equal(e.turn, 2);
       return true;
     });
-    const after = JSON.parse(readFileSync(fx.root.paths.state, "utf8"));
+    const after = await readTask(fx.dir);
     assert.equal(after.access_mode, "read_only");
     assert.equal(after.write_lease_turn, null);
   });
@@ -102,11 +104,13 @@ describe("I3: a write lease covers one turn", () => {
   });
 
   test("a legacy writable state is revoked on load", async () => {
-    // A v2 state file: no format, no turn fields, a persistent "writable" switch.
-    writeFileSync(
-      fx.root.paths.state,
-      JSON.stringify({ task_id: "T_legacy", description: "old task", status: "in_progress", access_mode: "writable" }),
-    );
+    // A v2 state file: no format, no turn fields, a persistent "writable" switch, found on open.
+    await fx.close();
+    fx = await openFixtureWith((dir) => {
+      mkdirSync(join(dir, ".longrun"), { recursive: true });
+      writeFileSync(join(dir, ".longrun", "state.json"), JSON.stringify({ task_id: "T_legacy", description: "old task", status: "in_progress", access_mode: "writable" }));
+    });
+    c = fx.root.contract;
     const t = (await c.status()).task!;
     assert.equal(t.access_mode, "read_only");
     assert.equal(t.write_lease_turn, null);

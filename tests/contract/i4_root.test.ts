@@ -13,7 +13,8 @@ describe("I4: one root binds state and memory", () => {
       await root.contract.startTask("t");
       await root.contract.checkpoint({ summary: "s", next_step: "n" });
       await root.memory.save({ type: "note", title: "long", content: "x".repeat(20_000), keywords: [] });
-      assert.ok(existsSync(join(dir, ".longrun", "state.json")));
+      assert.ok(existsSync(join(dir, ".longrun")));
+      assert.equal(Number((await root.db.execute("SELECT COUNT(*) AS n FROM tasks")).rows[0]!.n), 1, "the task state is in the root's database");
       assert.ok(existsSync(join(dir, "memory.db")));
       assert.ok(existsSync(join(dir, "raw_data")));
       assert.equal(root.paths.pending, join(dir, ".longrun", "pending_checkpoint.json"));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { corruptTask, loseTask } from "../state_helpers.ts";
 import { type Fixture, openFixture } from "./setup.ts";
 
 describe("task.recover rebuilds the task from memory", () => {
@@ -14,7 +15,7 @@ describe("task.recover rebuilds the task from memory", () => {
     await c.checkpoint({ summary: "first", next_step: "step one", phase: "p1" });
     await c.resume();
     const second = await c.checkpoint({ summary: "second", next_step: "step two", phase: "p2" });
-    rmSync(fx.root.paths.state);
+    await loseTask(fx.dir);
     const r = await c.recoverFromMemory();
     assert.equal(r.memory_id, second.memory_id);
     assert.equal(r.task.task_id, task.task_id);
@@ -28,16 +29,16 @@ describe("task.recover rebuilds the task from memory", () => {
     assert.deepEqual((await c.status()).task, r.task);
   });
 
-  test("a corrupt state file is moved aside (kept) and the task rebuilt", async () => {
+  test("a corrupt state is moved aside (kept) and the task rebuilt", async () => {
     const c = fx.root.contract;
     await c.startTask("t");
     await c.checkpoint({ summary: "s", next_step: "n" });
-    writeFileSync(fx.root.paths.state, '{"trunc');
+    await corruptTask(fx.dir, '{"trunc');
     const r = await c.recoverFromMemory();
-    assert.ok(r.quarantined && existsSync(r.quarantined));
-    assert.equal(readFileSync(r.quarantined, "utf8"), '{"trunc');
+    assert.match(r.quarantined ?? "", /tasks_quarantine/);
+    const kept = await fx.root.db.execute("SELECT state FROM tasks_quarantine");
+    assert.equal(kept.rows[0]!.state, '{"trunc');
     assert.equal((await c.status()).task?.task_id, r.task.task_id);
-    assert.ok(readdirSync(fx.root.paths.longrun).some((n) => n.startsWith("state.json.corrupt-")));
   });
 
   test("a readable state of another task, or a finished one, is never overwritten by recovery", async () => {
@@ -58,7 +59,7 @@ describe("task.recover rebuilds the task from memory", () => {
 
   test("with no checkpoint in memory, recover says not_found and changes nothing", async () => {
     await assert.rejects(fx.root.contract.recoverFromMemory(), { kind: "not_found" });
-    assert.equal(existsSync(fx.root.paths.state), false);
+    assert.equal(await fx.root.state.load(), null);
   });
 
   test("a finished task recovers as completed, not as its last checkpoint", async () => {
@@ -67,7 +68,7 @@ describe("task.recover rebuilds the task from memory", () => {
     await c.checkpoint({ summary: "s", next_step: "n" });
     await c.resume();
     await c.finish("shipped");
-    rmSync(fx.root.paths.state);
+    await loseTask(fx.dir);
     assert.equal((await c.recoverFromMemory()).task.status, "completed");
   });
 });

@@ -1,6 +1,6 @@
 /** A real root in a temp directory, plus a contract wired to a chosen memory port. */
 import { TaskContract } from "../../src/core/contract.ts";
-import type { MemoryStore } from "../../src/core/ports.ts";
+import type { MemoryStore, NewMemory, StateStore } from "../../src/core/ports.ts";
 import { Root } from "../../src/root.ts";
 import { systemClock, systemIds } from "../../src/store/system.ts";
 import { removeDir, tempDir } from "../helpers.ts";
@@ -11,8 +11,14 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function openFixture(options: Parameters<typeof Root.open>[1] = {}): Promise<Fixture> {
+export function openFixture(options: Parameters<typeof Root.open>[1] = {}): Promise<Fixture> {
+  return openFixtureWith(() => {}, options);
+}
+
+/** A fixture whose directory `prepare` fills before the root is opened (an older root, say). */
+export async function openFixtureWith(prepare: (dir: string) => void, options: Parameters<typeof Root.open>[1] = {}): Promise<Fixture> {
   const dir = tempDir();
+  prepare(dir);
   const root = await Root.open(dir, options);
   return {
     dir,
@@ -24,12 +30,39 @@ export async function openFixture(options: Parameters<typeof Root.open>[1] = {})
   };
 }
 
-/** The root's own stores and a different memory port (a test double around the real one). */
-export function contractWith(root: Root, memory: MemoryStore): TaskContract {
-  return new TaskContract({ state: root.state, pending: root.pending, memory, clock: systemClock, ids: systemIds });
+/** A memory test double: it sees (and may refuse) every save, also those that commit with a state change. */
+export interface MemoryDouble extends MemoryStore {
+  intercept(record: NewMemory): void;
+}
+
+/**
+ * The root's own stores and a different memory port (a test double around the real one). Saves
+ * that commit with the state (checkpoints, outcomes) pass through the double's `intercept` too.
+ */
+export function contractWith(root: Root, memory: MemoryDouble): TaskContract {
+  const state: StateStore = {
+    path: root.state.path,
+    load: () => root.state.load(),
+    transact: (fn) =>
+      root.state.transact((tx) =>
+        fn({
+          ...tx,
+          saveMemory: async (record) => {
+            memory.intercept(record);
+            return tx.saveMemory(record);
+          },
+        })
+      ),
+  };
+  return new TaskContract({ state, pending: root.pending, memory, clock: systemClock, ids: systemIds });
 }
 
 export async function countCheckpoints(root: Root): Promise<number> {
   const rs = await root.db.execute("SELECT COUNT(*) AS n FROM memories WHERE dedupe_key LIKE 'checkpoint:%'");
   return Number(rs.rows[0]!.n);
+}
+
+/** Whether the root holds a task state (for doubles that record what existed when they were called). */
+export function hasState(root: Root): () => Promise<boolean> {
+  return async () => (await root.state.load()) !== null;
 }

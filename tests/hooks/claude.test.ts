@@ -8,7 +8,8 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, run, tempDir, until } from "../helpers.ts";
+import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
+import { readTask, writeTask } from "../state_helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 export async function hook(root: string, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) {
@@ -20,7 +21,7 @@ export async function hook(root: string, event: string, payload: Record<string, 
 export const decision = (o: { out: any; code: number | null }) => (o.code === 2 ? "deny" : o.out?.hookSpecificOutput?.permissionDecision);
 const reason = (o: { out: any; stderr: string }) => String(o.out?.hookSpecificOutput?.permissionDecisionReason ?? o.stderr);
 const write = (root: string, file: string) => ({ tool_name: "Write", tool_input: { file_path: join(root, file), content: "x" }, tool_use_id: "t1" });
-const state = (root: string) => JSON.parse(readFileSync(join(root, ".longrun", "state.json"), "utf8"));
+const state = (root: string) => readTask(root);
 
 /** A real task in a read-only turn: started with an approval, then a prompt without one. */
 async function readOnlyTurn(root: string): Promise<void> {
@@ -48,7 +49,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     const p = await hook(root, "PreToolUse", write(root, "src/a.ts"));
     assert.equal(p.code, 0);
     assert.equal(p.stdout, "", "nothing printed: Claude Code's own permission rules and prompts still apply");
-    const s = state(root);
+    const s = await state(root);
     assert.equal(s.description, "Rename the config loader");
     assert.equal(s.lease.granted_by, "host:claude-prompt");
     assert.equal(s.lease.reason, "go ahead");
@@ -122,14 +123,14 @@ describe("Claude Code hooks (real processes of the binary)", () => {
 
   test("a stale lease in the state file is denied even though the mode says writable", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve ok" });
-    const s = state(root);
+    const s = await state(root);
     s.turn_index += 1; // a turn began somewhere without revoking
     s.version += 1;
-    writeFileSync(join(root, ".longrun", "state.json"), JSON.stringify(s));
+    await writeTask(root, s);
     const r = await hook(root, "PreToolUse", write(root, "a.txt"));
     assert.equal(decision(r), "deny");
     assert.match(reason(r), /expired/);
-    assert.equal(state(root).access_mode, "read_only", "the stale lease was revoked");
+    assert.equal((await state(root)).access_mode, "read_only", "the stale lease was revoked");
   });
 
   const broken: [string, () => { args?: string[]; input?: string; prep?: () => void }][] = [
@@ -166,7 +167,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
 
   test("a held state lock makes PreToolUse answer within its deadline, denied, naming the holder", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve uses=5 go" }); // a counted lease needs the lock to record a use
-    const holder = holdLock(join(root, ".longrun", "lock"));
+    const holder = holdLock(join(root, "memory.db"));
     try {
       await holder.ready;
       const started = Date.now();
@@ -182,7 +183,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
 
   test("a held state lock blocks the prompt (the turn cannot begin), and the old lease does not carry into the next turn", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve first" });
-    const holder = holdLock(join(root, ".longrun", "lock"));
+    const holder = holdLock(join(root, "memory.db"));
     try {
       await holder.ready;
       const u = await hook(root, "UserPromptSubmit", { prompt: "second prompt" });
@@ -203,7 +204,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     const st = await hook(root, "Stop", { stop_hook_active: false, last_assistant_message: "Renamed the loader; tests pass. Next: update the docs." });
     assert.equal(st.code, 0);
     assert.equal(st.stdout, "", "Stop never blocks");
-    const s = state(root);
+    const s = await state(root);
     assert.equal(s.status, "paused");
     assert.equal(s.access_mode, "read_only");
     assert.ok(s.last_checkpoint.memory_id.startsWith("S_"));
@@ -217,7 +218,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve work" });
     const st = await hook(root, "Stop", { stop_hook_active: false });
     assert.equal(st.code, 0);
-    const s = state(root);
+    const s = await state(root);
     assert.equal(s.status, "in_progress");
     assert.equal(s.access_mode, "read_only", "the lease ended with the turn");
     assert.equal(s.last_checkpoint, null, "no record made of nothing");
@@ -232,7 +233,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
       "{not json",
     ].join("\n"));
     await hook(root, "Stop", { transcript_path: transcript });
-    assert.equal(state(root).status, "paused");
+    assert.equal((await state(root)).status, "paused");
     const search = await run([BINARY, "serve", "--root", root], { input: '{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"Migrated schema"}}\n' });
     assert.match(search.stdout, /Migrated the schema to v4/);
   });
@@ -241,7 +242,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve long job" });
     const pc = await hook(root, "PreCompact", { trigger: "auto", custom_instructions: "" });
     assert.equal(pc.code, 0);
-    const s = state(root);
+    const s = await state(root);
     assert.equal(s.status, "in_progress");
     assert.equal(s.access_mode, "writable");
     assert.ok(s.last_checkpoint.memory_id.startsWith("S_"));
@@ -251,7 +252,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
   test("with no task in progress, Stop and PreCompact do nothing", async () => {
     assert.equal((await hook(root, "Stop", {})).stdout, "");
     assert.equal((await hook(root, "PreCompact", { trigger: "manual" })).stdout, "");
-    assert.equal(existsSync(join(root, ".longrun", "state.json")), false);
+    assert.equal(existsSync(join(root, "memory.db")), false, "no root was laid out");
   });
 
   test("SessionStart resumes the task read-only in a new turn and tells the model where it stands", async () => {
@@ -261,7 +262,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     const ctx = s.out.hookSpecificOutput.additionalContext as string;
     assert.match(ctx, /resumed task T_.* in turn 2, read-only/);
     assert.match(ctx, /Port the importer/);
-    assert.equal(state(root).access_mode, "read_only");
+    assert.equal((await state(root)).access_mode, "read_only");
   });
 
   test("the PreToolUse path loads neither libSQL nor anything native; serve does (the check can fail)", async () => {
@@ -276,18 +277,18 @@ describe("Claude Code hooks (real processes of the binary)", () => {
   });
 
   test("the shipped binary ignores crash-injection variables", async () => {
-    const r = await hook(root, "UserPromptSubmit", { prompt: "/approve x" }, { LONGRUN_CRASH_AT: "checkpoint.after_pending_write,checkpoint.before_memory_commit" });
+    const r = await hook(root, "UserPromptSubmit", { prompt: "/approve x" }, { LONGRUN_CRASH_AT: "checkpoint.before_commit,memory.before_commit" });
     assert.equal(r.code, 0);
-    const st = await hook(root, "Stop", { last_assistant_message: "done" }, { LONGRUN_CRASH_AT: "checkpoint.after_pending_write,checkpoint.before_memory_commit" });
+    const st = await hook(root, "Stop", { last_assistant_message: "done" }, { LONGRUN_CRASH_AT: "checkpoint.before_commit,memory.before_commit" });
     assert.equal(st.signal, null, "not killed");
-    assert.equal(state(root).status, "paused");
+    assert.equal((await state(root)).status, "paused");
   });
 });
 
-/** A separate process holding the root's flock until released (the way a stuck agent command would). */
-export function holdLock(path: string): { ready: Promise<void>; release: () => void } {
-  mkdirSync(join(path, ".."), { recursive: true });
-  const child = spawn("flock", [path, "sh", "-c", "echo held; exec sleep 60"], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+/** A separate process holding memory.db's write lock until released (the way a stuck process would). */
+export function holdLock(db: string): { ready: Promise<void>; release: () => void } {
+  const argv = scriptArgv(join(REPO, "tests", "fixtures", "hold_write_lock.ts"), [db]);
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"], detached: true });
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
   return {

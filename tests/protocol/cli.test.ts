@@ -92,7 +92,7 @@ describe("the executable", () => {
       ]);
       const plain = await run([BINARY, "recover", "--root", dir]);
       assert.equal(plain.code, 1);
-      assert.match(plain.stderr, /conflict: Not recovered: the state file is readable/);
+      assert.match(plain.stderr, /conflict: Not recovered: the task state is readable/);
       const forced = await run([BINARY, "recover", "--force", "--root", dir]);
       assert.equal(forced.code, 0, forced.stderr);
       assert.match(forced.stdout, /in_progress/);

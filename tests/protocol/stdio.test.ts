@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { corruptTask } from "../state_helpers.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import { removeDir, tempDir, until } from "../helpers.ts";
 import { Server, TARGETS } from "./server.ts";
@@ -135,13 +136,12 @@ for (const target of TARGETS) {
       assert.equal(missing.data.kind, "not_found");
     });
 
-    test("a corrupt state file is state_corrupt naming the path", async () => {
-      const { mkdirSync } = await import("node:fs");
-      mkdirSync(join(dir, ".longrun"), { recursive: true });
-      writeFileSync(join(dir, ".longrun", "state.json"), "{trunc");
+    test("a corrupt stored state is state_corrupt naming where it is", async () => {
+      await s.result("task.start", { description: "t" });
+      await corruptTask(dir, "{trunc");
       const e = await s.error("task.status");
       assert.equal(e.code, -32004);
-      assert.equal(e.data.path, join(dir, ".longrun", "state.json"));
+      assert.match(e.data.path, /memory\.db/);
     });
 
     test("several roots in one server are isolated; a relative root is refused", async () => {

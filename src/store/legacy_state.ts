@@ -1,0 +1,55 @@
+/**
+ * Roots made by an earlier longrun keep their task in `.longrun/state.json`. On first open the
+ * state moves into the database, once, safely: in one transaction (a newer row is never
+ * overwritten), then the file is renamed, kept for people to read. A legacy state that said
+ * writable arrives read-only (the codec revokes it). An unreadable file is never "no task": the
+ * root is marked corrupt, the file stays where it is, and `task.recover` rebuilds the task from
+ * memory and keeps the file aside.
+ */
+import { readFileSync, renameSync } from "node:fs";
+import { dirname } from "node:path";
+import { StateCorruptError } from "../core/errors.ts";
+import type { Clock } from "../core/ports.ts";
+import type { TaskState } from "../core/task.ts";
+import { fsyncDir } from "./atomic.ts";
+import type { SqlConn } from "./sql.ts";
+import { decodeState } from "./state_codec.ts";
+import { CURRENT_TASK, LEGACY_CORRUPT } from "./state_db.ts";
+
+/** Moves `<root>/.longrun/state.json` into the database; a no-op when there is none. */
+export async function importLegacyState(statePath: string, conn: SqlConn, clock: Clock): Promise<void> {
+  let text: string;
+  try {
+    text = readFileSync(statePath, "utf8");
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return;
+    throw e;
+  }
+  let state: TaskState | null = null;
+  try {
+    state = decodeState(text, statePath, clock.now()).state;
+  } catch (e) {
+    if (!(e instanceof StateCorruptError)) throw e;
+  }
+  await conn.write(async (x) => {
+    if (!state) {
+      await x.run("INSERT INTO root_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [LEGACY_CORRUPT, statePath]);
+      return;
+    }
+    const have = await x.run("SELECT version FROM tasks WHERE task_id = ?", [state.task_id]);
+    if (have[0] && Number(have[0].version) >= state.version) return; // already moved (another process got here first)
+    await x.run(
+      `INSERT INTO tasks(task_id, state, version, status, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(task_id) DO UPDATE SET state = excluded.state, version = excluded.version, status = excluded.status, updated_at = excluded.updated_at`,
+      [state.task_id, JSON.stringify(state), state.version, state.status, clock.now().toISOString()],
+    );
+    await x.run("INSERT INTO root_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [CURRENT_TASK, state.task_id]);
+  });
+  if (!state) return;
+  try {
+    renameSync(statePath, `${statePath}.migrated-${clock.now().toISOString().replace(/[:.]/g, "-")}`);
+    fsyncDir(dirname(statePath));
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOENT") throw e; // another process renamed it
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The little a store needs from a SQL connection: rows out, and a write transaction. Two
+ * connections implement it: libSQL (`@libsql/client`, the servers and anything that touches memory)
+ * and the runtime's own SQLite (`bun:sqlite`, `node:sqlite` under Deno) for the per-call hook,
+ * which must not load libSQL's native module. Both open the same `memory.db`.
+ */
+import type { Database } from "../memory/db.ts";
+
+export type SqlRow = Record<string, unknown>;
+export type SqlArg = string | number | bigint | null | Uint8Array;
+
+export interface SqlExec {
+  run(sql: string, args?: readonly SqlArg[]): Promise<SqlRow[]>;
+}
+
+export interface SqlConn extends SqlExec {
+  /** Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back when it throws. */
+  write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
+}
+
+/** A libSQL database as a `SqlConn`. */
+export function libsqlConn(db: Database): SqlConn {
+  return {
+    run: async (sql, args = []) => (await db.execute({ sql, args: [...args] })).rows as unknown as SqlRow[],
+    write: (fn) => db.write((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
+  };
+}
+
+/** SQLite's "database is locked" from any of the drivers (libSQL, bun:sqlite, node:sqlite). */
+export function isBusyError(e: unknown): boolean {
+  const err = e as { code?: unknown; errcode?: unknown; errno?: unknown; message?: unknown } | null;
+  const code = typeof err?.code === "string" ? err.code : "";
+  if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED") return true;
+  if (err?.errcode === 5 || err?.errno === 5) return true;
+  return typeof err?.message === "string" && /database is locked|SQLITE_BUSY/i.test(err.message);
+}

@@ -1,0 +1,182 @@
+/**
+ * The task state in the root's database, beside memory and the run ledger: table `tasks` (one row
+ * per task, its state as JSON and its version), the root's current task named in `root_meta`.
+ * A checkpoint's memory record and its state change commit in one transaction. Every state write
+ * is a compare-and-swap on the current task's version inside a write transaction (BEGIN
+ * IMMEDIATE: one writer at a time, across processes). Reads take no lock (WAL); on a libSQL
+ * connection they are answered from a cache checked against `PRAGMA data_version`.
+ */
+import { ConflictError, StateCorruptError } from "../core/errors.ts";
+import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx } from "../core/ports.ts";
+import type { TaskState } from "../core/task.ts";
+import { renameSync } from "node:fs";
+import { lockHolder } from "./lock_holder.ts";
+import { isBusyError, type SqlConn, type SqlExec } from "./sql.ts";
+import { decodeState } from "./state_codec.ts";
+
+/** The schema version of memory.db that holds task state (older roots keep it in `.longrun/state.json`). */
+export const STATE_IN_DB_VERSION = 3;
+
+export const CURRENT_TASK = "current_task";
+/** Set when a root's legacy `state.json` could not be read: the state is corrupt until recovered. */
+export const LEGACY_CORRUPT = "legacy_state_corrupt";
+
+export interface DbStateStoreOptions {
+  conn: SqlConn;
+  /** The database file, named in errors. */
+  path: string;
+  clock: Clock;
+  crash?: CrashPoint;
+  /** Saves a memory record inside the state's transaction; absent where memory is not open (the gate). */
+  saveMemory?: (tx: SqlExec, record: NewMemory) => Promise<{ result: SaveResult; discard: () => void }>;
+  /** Cache reads against `PRAGMA data_version` (a long-lived connection); off for one-shot use. */
+  cache?: boolean;
+}
+
+interface Row {
+  task_id: string;
+  state: string;
+  version: number;
+}
+
+export class DbStateStore implements StateStore {
+  readonly path: string;
+  readonly #o: DbStateStoreOptions;
+  #cache: { dv: number; state: TaskState | null } | null = null;
+
+  constructor(options: DbStateStoreOptions) {
+    this.path = options.path;
+    this.#o = options;
+  }
+
+  async load(): Promise<TaskState | null> {
+    if (!this.#o.cache) return this.#read(this.#o.conn);
+    const dv = Number((await this.#o.conn.run("PRAGMA data_version"))[0]?.data_version ?? -1);
+    if (this.#cache && this.#cache.dv === dv) return this.#cache.state;
+    const state = await this.#read(this.#o.conn);
+    this.#cache = { dv, state: state && deepFreeze(state) };
+    return this.#cache.state;
+  }
+
+  async #current(x: SqlExec): Promise<Row | null> {
+    const meta = await x.run("SELECT key, value FROM root_meta WHERE key IN (?, ?)", [CURRENT_TASK, LEGACY_CORRUPT]);
+    const legacy = meta.find((m) => m.key === LEGACY_CORRUPT);
+    if (legacy) throw new StateCorruptError(String(legacy.value), "the state file from an earlier longrun could not be read; task.recover rebuilds the task from memory and keeps the file");
+    const current = meta.find((m) => m.key === CURRENT_TASK);
+    if (!current) return null;
+    const rows = await x.run("SELECT task_id, state, version FROM tasks WHERE task_id = ?", [String(current.value)]);
+    if (!rows[0]) throw new StateCorruptError(this.path, `the current task ${String(current.value)} has no state row`);
+    return { task_id: String(rows[0].task_id), state: String(rows[0].state), version: Number(rows[0].version) };
+  }
+
+  async #read(x: SqlExec): Promise<TaskState | null> {
+    const row = await this.#current(x);
+    if (!row) return null;
+    return decodeState(row.state, `${this.path} (task ${row.task_id})`, this.#o.clock.now()).state;
+  }
+
+  async transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+    const discards: (() => void)[] = [];
+    try {
+      const out = await this.#o.conn.write((x) =>
+        fn({
+          load: () => this.#read(x),
+          save: (state, expected) => this.#save(x, state, expected),
+          quarantine: () => this.#quarantine(x),
+          saveMemory: async (record) => {
+            if (!this.#o.saveMemory) throw new Error("memory is not open on this path; open the root to save to memory");
+            const { result, discard } = await this.#o.saveMemory(x, record);
+            discards.push(discard);
+            return result;
+          },
+        })
+      );
+      this.#cache = null; // this connection's own commit does not move data_version
+      return out;
+    } catch (e) {
+      this.#cache = null;
+      for (const d of discards) d();
+      if (isBusyError(e)) throw this.#busy(e);
+      throw e;
+    }
+  }
+
+  /** Another process kept the database's write lock past the busy timeout: say who, if we can tell. */
+  #busy(cause: unknown): ConflictError {
+    const holder = lockHolder([this.path, `${this.path}-shm`, `${this.path}-wal`]);
+    const who = holder ? `process ${holder.pid}${holder.command ? ` (${holder.command})` : ""}` : "another process";
+    return new ConflictError(
+      `Root is busy: ${who} holds the write lock of ${this.path} past the wait; retry, or stop the process that holds it (${describe(cause)})`,
+      { reason: "lock_timeout", path: this.path, holder_pid: holder?.pid ?? null },
+    );
+  }
+
+  async #save(x: SqlExec, state: TaskState, expected: number | null): Promise<void> {
+    let current: Row | null;
+    try {
+      current = await this.#current(x);
+    } catch (e) {
+      if (!(e instanceof StateCorruptError)) throw e;
+      current = { task_id: "", state: "", version: -1 }; // unreadable: only recovery (which quarantines first) may replace it
+    }
+    const actual = current ? current.version : null;
+    if (actual !== expected) {
+      throw new ConflictError(
+        `State changed underneath: expected version ${expected ?? "none"} of the current task, found ${actual === -1 ? "an unreadable state" : actual ?? "none"}; ` +
+          `re-read the task and retry`,
+        { expected_version: expected, actual_version: actual === -1 ? null : actual },
+      );
+    }
+    const at = this.#o.clock.now().toISOString();
+    await x.run(
+      `INSERT INTO tasks(task_id, state, version, status, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(task_id) DO UPDATE SET state = excluded.state, version = excluded.version, status = excluded.status, updated_at = excluded.updated_at`,
+      [state.task_id, JSON.stringify(state), state.version, state.status, at],
+    );
+    if (current?.task_id !== state.task_id) {
+      await x.run("INSERT INTO root_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [CURRENT_TASK, state.task_id]);
+    }
+  }
+
+  /** Moves an unreadable state aside, never deleting it; says where it went. */
+  async #quarantine(x: SqlExec): Promise<string | null> {
+    const at = this.#o.clock.now();
+    const legacy = await x.run("SELECT value FROM root_meta WHERE key = ?", [LEGACY_CORRUPT]);
+    if (legacy[0]) {
+      const file = String(legacy[0].value);
+      const aside = `${file}.corrupt-${at.toISOString().replace(/[:.]/g, "-")}`;
+      try {
+        renameSync(file, aside);
+      } catch (e) {
+        if ((e as { code?: string }).code !== "ENOENT") throw e;
+      }
+      await x.run("DELETE FROM root_meta WHERE key = ?", [LEGACY_CORRUPT]);
+      return aside;
+    }
+    const current = await x.run("SELECT value FROM root_meta WHERE key = ?", [CURRENT_TASK]);
+    if (!current[0]) return null;
+    const id = String(current[0].value);
+    const rows = await x.run("SELECT state FROM tasks WHERE task_id = ?", [id]);
+    const kept = await x.run("INSERT INTO tasks_quarantine(task_id, state, reason, at) VALUES (?, ?, ?, ?) RETURNING seq", [
+      id,
+      rows[0] ? String(rows[0].state) : "",
+      "unreadable state moved aside by task.recover",
+      at.toISOString(),
+    ]);
+    await x.run("DELETE FROM tasks WHERE task_id = ?", [id]);
+    await x.run("DELETE FROM root_meta WHERE key = ?", [CURRENT_TASK]);
+    return `${this.path} (table tasks_quarantine, row ${String(kept[0]!.seq)})`;
+  }
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}
