@@ -33,7 +33,7 @@ const outfile = process.argv[2] ?? "dist/longrun";
 // The shipped build has crash points compiled out; `--crash-points` keeps them for the crash tests.
 const build = process.argv.includes("--crash-points") ? "crashtest" : "release";
 const result = await Bun.build({
-  entrypoints: ["src/main.ts", "src/memory/worker.ts"],
+  entrypoints: ["src/main.ts", "src/memory/worker.ts", "src/memory/writer_worker.ts"],
   compile: { outfile },
   minify: true,
   bytecode: true,

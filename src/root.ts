@@ -129,7 +129,8 @@ export class Root {
     removeOrphanTemps(paths.longrun);
     removeOrphanTemps(paths.rawData);
     const url = pathToFileURL(paths.memoryDb).href;
-    const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs });
+    // long-lived processes (the servers) write through the writer Worker; one-shot ones inline
+    const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs, writes: options.searchInWorker === false ? "inline" : "worker" });
     try {
       await migrate(db);
       const version = await schemaVersion(db);

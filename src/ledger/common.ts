@@ -4,7 +4,7 @@
  * that must change exactly one row, so check and write are one atomic step, never a read
  * followed by a write.
  */
-import type { Transaction } from "@libsql/client";
+import type { Tx as Transaction } from "../memory/db.ts";
 import { NotFoundError, StaleEpochError } from "../core/errors.ts";
 import type { Clock, CrashPoint } from "../core/ports.ts";
 import type { Database } from "../memory/db.ts";

@@ -4,7 +4,7 @@
  * instead of a new effect; an unknown one is refused until reconciled. Charges may be unknown and
  * count as unknown, never zero; at a limit, new effects and charges are refused.
  */
-import type { Transaction } from "@libsql/client";
+import type { Tx as Transaction } from "../memory/db.ts";
 import { settleAllowed, beginVerdict } from "../core/ledger/receipts.ts";
 import type { Amounts, BudgetLimits, BudgetStatus } from "../core/ledger/budget.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";

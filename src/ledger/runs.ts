@@ -7,7 +7,7 @@
  * recorded permissions, with its own budget, carrying unresolved unknowns as open items), and a
  * new task (never inherits anything).
  */
-import type { Transaction } from "@libsql/client";
+import type { Tx as Transaction } from "../memory/db.ts";
 import { budgetStatus, type BudgetLimits, type BudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";

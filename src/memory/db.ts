@@ -1,10 +1,20 @@
 /**
- * One libSQL database handle (`memory.db` of a root, or a libSQL server URL): WAL,
- * `synchronous=FULL` (acknowledged writes survive power loss), a busy timeout so SQLITE_BUSY never
- * reaches a caller, and every operation queued on one connection so a write transaction
- * (`BEGIN IMMEDIATE`) never interleaves with another call of this process.
+ * One database of a root: `memory.db` (local) or a libSQL server URL. WAL and `synchronous=FULL`
+ * (acknowledged writes survive power loss), a busy timeout so SQLITE_BUSY never reaches a caller,
+ * write transactions as `BEGIN IMMEDIATE`, and this handle's operations in order.
+ *
+ * A local database in a long-lived process writes through the writer Worker (its commits, fsyncs
+ * and lock waits never hold up the main thread) and reads on a main-thread connection of its own
+ * (`read`: never queued behind a write; in WAL a reader does not wait for a writer). One-shot
+ * processes (a hook, the CLI) and the search Worker do both inline. A server URL goes through
+ * `@libsql/client`.
  */
-import { type Client, createClient, type InArgs, type ResultSet, type Transaction } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
+import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row } from "./db_types.ts";
+import { SyncDb } from "./sync_db.ts";
+import { WriterClient } from "./writer_client.ts";
+
+export type { InArgs, ResultRows, Row } from "./db_types.ts";
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -13,40 +23,153 @@ export interface Stmt {
   args?: InArgs;
 }
 
+/** Inside `Database.write`: statements of that one transaction. */
+export interface Tx {
+  execute(stmt: Stmt | string): Promise<ResultRows>;
+}
+
 export function isBusy(e: unknown): boolean {
-  const code = (e as { code?: string } | null)?.code ?? "";
-  return code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED";
+  return busyError(e);
+}
+
+/** Where a database's statements go. */
+interface Backend {
+  run(sql: string, args: InArgs): Promise<ResultRows>;
+  read(sql: string, args: InArgs): Promise<ResultRows>;
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const norm = (stmt: Stmt | string): Stmt => (typeof stmt === "string" ? { sql: stmt } : stmt);
+
+/** A local database on this thread (one-shot processes, the search Worker). */
+class InlineBackend implements Backend {
+  constructor(readonly db: SyncDb) {}
+  run(sql: string, args: InArgs) {
+    return this.db.run(sql, args);
+  }
+  read(sql: string, args: InArgs) {
+    return this.db.run(sql, args);
+  }
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    await this.db.begin();
+    try {
+      const out = await fn({ execute: (s) => this.db.run(norm(s).sql, norm(s).args ?? []) });
+      this.db.commit();
+      return out;
+    } catch (e) {
+      this.db.rollback();
+      throw e;
+    }
+  }
+  close() {
+    this.db.close();
+    return Promise.resolve();
+  }
+}
+
+/** A local database whose writes run in the writer Worker and whose reads run here. */
+class WorkerBackend implements Backend {
+  constructor(readonly writer: WriterClient, readonly conn: number, readonly reader: SyncDb) {}
+  run(sql: string, args: InArgs) {
+    return this.writer.run(this.conn, sql, args);
+  }
+  read(sql: string, args: InArgs) {
+    return this.reader.run(sql, args);
+  }
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    await this.writer.request({ op: "begin", conn: this.conn });
+    try {
+      const out = await fn({ execute: (s) => this.writer.run(this.conn, norm(s).sql, norm(s).args ?? []) });
+      await this.writer.request({ op: "commit", conn: this.conn });
+      return out;
+    } catch (e) {
+      await this.writer.request({ op: "rollback", conn: this.conn }).catch(() => {});
+      throw e;
+    }
+  }
+  async close() {
+    await this.writer.request({ op: "close", conn: this.conn }).catch(() => {});
+    this.reader.close();
+  }
+}
+
+/** A libSQL server. */
+class RemoteBackend implements Backend {
+  constructor(readonly client: Client) {}
+  async run(sql: string, args: InArgs): Promise<ResultRows> {
+    return toRows(await this.client.execute({ sql, args: [...args] as never }));
+  }
+  read(sql: string, args: InArgs) {
+    return this.run(sql, args);
+  }
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const tx = await this.client.transaction("write");
+    try {
+      const out = await fn({ execute: async (s) => toRows(await tx.execute({ sql: norm(s).sql, args: [...(norm(s).args ?? [])] as never })) });
+      await tx.commit();
+      return out;
+    } catch (e) {
+      try {
+        await tx.rollback();
+      } catch {
+        // the transaction is already gone; the original error matters
+      }
+      throw e;
+    } finally {
+      tx.close();
+    }
+  }
+  close() {
+    this.client.close();
+    return Promise.resolve();
+  }
+}
+
+function toRows(rs: { rows: unknown[]; rowsAffected: number; lastInsertRowid: bigint | undefined }): ResultRows {
+  return { rows: rs.rows as Row[], rowsAffected: rs.rowsAffected, lastInsertRowid: rs.lastInsertRowid };
+}
+
+export interface OpenOptions {
+  authToken?: string;
+  busyTimeoutMs?: number;
+  /** Local databases: write through the writer Worker (long-lived processes) or on this thread. */
+  writes?: "worker" | "inline";
 }
 
 export class Database {
   readonly url: string;
-  readonly #client: Client;
+  readonly #backend: Backend;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  private constructor(url: string, client: Client) {
+  private constructor(url: string, backend: Backend) {
     this.url = url;
-    this.#client = client;
+    this.#backend = backend;
   }
 
   /** Opens `url` (`file:/abs/path.db`, `http://…`, `ws://…`). Local files get WAL and synchronous=FULL. */
-  static async open(url: string, options: { authToken?: string; busyTimeoutMs?: number } = {}): Promise<Database> {
-    const local = url.startsWith("file:");
-    const client = createClient({
-      url,
-      authToken: options.authToken,
-      concurrency: local ? 1 : undefined,
-      timeout: local ? (options.busyTimeoutMs ?? BUSY_TIMEOUT_MS) : undefined,
-    });
-    const db = new Database(url, client);
-    if (local) {
-      // Switching a new file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY at
-      // once (without its busy handler) when another process is doing the same: retry it.
-      await db.retryBusy(() => db.execute({ sql: "PRAGMA journal_mode=WAL" }));
-      await db.execute({ sql: "PRAGMA synchronous=FULL" });
-      await db.execute({ sql: "PRAGMA foreign_keys=ON" });
+  static async open(url: string, options: OpenOptions = {}): Promise<Database> {
+    const busy = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
+    if (!url.startsWith("file:")) {
+      return new Database(url, new RemoteBackend(createClient({ url, authToken: options.authToken })));
     }
-    return db;
+    const path = decodeURIComponent(new URL(url).pathname);
+    const local = new SyncDb(path, { busyTimeoutMs: busy, asyncBusy: true, pragmas: CONNECTION_PRAGMAS });
+    let backend: Backend;
+    try {
+      // Switching a new file to WAL takes an exclusive lock (SQLite answers busy at once, without its handler): retried.
+      await local.run("PRAGMA journal_mode=WAL");
+      if (options.writes === "worker") {
+        const writer = WriterClient.shared();
+        const conn = await writer.open(path, busy);
+        backend = new WorkerBackend(writer, conn, local);
+      } else backend = new InlineBackend(local);
+    } catch (e) {
+      local.close();
+      throw e;
+    }
+    return new Database(url, backend);
   }
 
   /** Retries `op` while it fails with SQLITE_BUSY, for up to the busy timeout. */
@@ -71,41 +194,40 @@ export class Database {
     return run;
   }
 
-  execute(stmt: Stmt | string): Promise<ResultSet> {
-    const s = typeof stmt === "string" ? { sql: stmt } : stmt;
-    return this.#enqueue(() => this.#client.execute({ sql: s.sql, args: s.args ?? [] }));
+  /** One statement, in order with this handle's other operations. */
+  execute(stmt: Stmt | string): Promise<ResultRows> {
+    const s = norm(stmt);
+    return this.#enqueue(() => this.#backend.run(s.sql, s.args ?? []));
+  }
+
+  /**
+   * A read that does not wait for this handle's writes in flight (a local database answers it on
+   * this thread's read connection, from the last committed state). For the gate's state reads.
+   */
+  read(stmt: Stmt | string): Promise<ResultRows> {
+    if (this.#closed) return Promise.reject(new Error(`Database ${this.url} is closed`));
+    const s = norm(stmt);
+    return this.#backend.read(s.sql, s.args ?? []);
   }
 
   /** Runs statements in one write transaction, all or nothing. */
-  batch(stmts: Stmt[]): Promise<ResultSet[]> {
-    return this.#enqueue(() => this.#client.batch(stmts.map((s) => ({ sql: s.sql, args: s.args ?? [] })), "write"));
+  batch(stmts: Stmt[]): Promise<ResultRows[]> {
+    return this.write(async (tx) => {
+      const out: ResultRows[] = [];
+      for (const s of stmts) out.push(await tx.execute(s));
+      return out;
+    });
   }
 
   /** Runs `fn` in a write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws. */
-  write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.#enqueue(async () => {
-      const tx = await this.#client.transaction("write");
-      try {
-        const out = await fn(tx);
-        await tx.commit();
-        return out;
-      } catch (e) {
-        try {
-          await tx.rollback();
-        } catch {
-          // the transaction is already gone; the original error matters
-        }
-        throw e;
-      } finally {
-        tx.close();
-      }
-    });
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#enqueue(() => this.#backend.write(fn));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#queue;
     this.#closed = true;
-    this.#client.close();
+    await this.#backend.close();
   }
 }

@@ -17,9 +17,8 @@ import type {
   SearchPage,
 } from "../core/ports.ts";
 import { readBlob, removeBlob, sha256Hex, writeBlob } from "../store/blobs.ts";
-import type { Transaction } from "@libsql/client";
 import type { SqlExec } from "../store/sql.ts";
-import type { Database } from "./db.ts";
+import type { Database, Tx } from "./db.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { segmentForIndex } from "./segment.ts";
 
@@ -47,7 +46,7 @@ interface Prepared {
 }
 
 /** A libSQL transaction as the `SqlExec` the insert takes. */
-function txExec(tx: Transaction): SqlExec {
+function txExec(tx: Tx): SqlExec {
   return { run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as Row[] };
 }
 
@@ -117,19 +116,10 @@ export class LibsqlMemory implements MemoryStore {
 
   /** The rows of one save, inside a write transaction: deduped, capped, inserted and indexed. */
   async #insert(tx: SqlExec, rec: NewMemory, p: Prepared): Promise<{ result: SaveResult }> {
-    if (rec.dedupe_key) {
-      const rows = await tx.run("SELECT * FROM memories WHERE dedupe_key = ?", [rec.dedupe_key]);
-      if (rows.length) return { result: { record: this.#toRecord(rows[0]!), created: false } };
-    }
-    // the number of records ever saved, read in O(1); checkpoints and outcomes are never refused
-    const count = Number((await tx.run("SELECT seq FROM sqlite_sequence WHERE name = 'memories'"))[0]?.seq ?? 0);
-    const exempt = /^(checkpoint|outcome):/.test(rec.dedupe_key ?? "");
-    if (count >= LIMITS.memories_per_root && !exempt) {
-      throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, count + 1, "memories");
-    }
+    // one statement in the common case: a dedupe key already used inserts nothing and returns nothing
     const ins = await tx.run(
       `INSERT INTO memories(type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING RETURNING *`,
       [
         rec.type,
         rec.title,
@@ -143,9 +133,18 @@ export class LibsqlMemory implements MemoryStore {
         p.createdAt,
       ],
     );
-    const row = ins[0]!;
+    const row = ins[0];
+    if (!row) {
+      const existing = await tx.run("SELECT * FROM memories WHERE dedupe_key = ?", [rec.dedupe_key ?? null]);
+      return { result: { record: this.#toRecord(existing[0]!), created: false } };
+    }
+    // the number of records ever saved is the new row's sequence number; checkpoints and outcomes are never refused
+    const seq = Number(row.seq);
+    if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) {
+      throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, seq, "memories");
+    }
     await tx.run("INSERT INTO memories_fts(rowid, title, body, keywords) VALUES (?, ?, ?, ?)", [
-      Number(row.seq),
+      seq,
       segmentForIndex(rec.title),
       segmentForIndex(rec.content),
       segmentForIndex(rec.keywords.join(" ")),

@@ -19,10 +19,10 @@ type RefWorker = Worker & { ref?: () => void; unref?: () => void };
  * under its path relative to `src/`, the common root of the build's entry points
  * (scripts/compile.ts), e.g. `/$bunfs/root/memory/worker.js`.
  */
-export function workerUrl(): string {
+export function workerUrl(name = "worker"): string {
   const main = process.argv[1] ?? "";
-  if (main.startsWith("/$bunfs/")) return main.slice(0, main.lastIndexOf("/")) + "/memory/worker.js";
-  return new URL("./worker.ts", import.meta.url).href;
+  if (main.startsWith("/$bunfs/")) return main.slice(0, main.lastIndexOf("/")) + `/memory/${name}.js`;
+  return new URL(`./${name}.ts`, import.meta.url).href;
 }
 
 export class MemorySearchError extends Error {

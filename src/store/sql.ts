@@ -18,10 +18,10 @@ export interface SqlConn extends SqlExec {
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
 }
 
-/** A libSQL database as a `SqlConn`. */
+/** A libSQL database as a `SqlConn`: reads outside a transaction do not wait for writes in flight. */
 export function libsqlConn(db: Database): SqlConn {
   return {
-    run: async (sql, args = []) => (await db.execute({ sql, args: [...args] })).rows as unknown as SqlRow[],
+    run: async (sql, args = []) => (await db.read({ sql, args: [...args] })).rows as unknown as SqlRow[],
     write: (fn) => db.write((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
   };
 }

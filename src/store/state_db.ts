@@ -58,15 +58,19 @@ export class DbStateStore implements StateStore {
     return this.#cache.state;
   }
 
+  /** The current task's row, in one statement (with the legacy-corruption mark, if any). */
   async #current(x: SqlExec): Promise<Row | null> {
-    const meta = await x.run("SELECT key, value FROM root_meta WHERE key IN (?, ?)", [CURRENT_TASK, LEGACY_CORRUPT]);
-    const legacy = meta.find((m) => m.key === LEGACY_CORRUPT);
+    const rows = await x.run(
+      `SELECT m.key, m.value, t.state, t.version FROM root_meta m LEFT JOIN tasks t ON m.key = ? AND t.task_id = m.value
+       WHERE m.key IN (?, ?)`,
+      [CURRENT_TASK, CURRENT_TASK, LEGACY_CORRUPT],
+    );
+    const legacy = rows.find((m) => m.key === LEGACY_CORRUPT);
     if (legacy) throw new StateCorruptError(String(legacy.value), "the state file from an earlier longrun could not be read; task.recover rebuilds the task from memory and keeps the file");
-    const current = meta.find((m) => m.key === CURRENT_TASK);
+    const current = rows.find((m) => m.key === CURRENT_TASK);
     if (!current) return null;
-    const rows = await x.run("SELECT task_id, state, version FROM tasks WHERE task_id = ?", [String(current.value)]);
-    if (!rows[0]) throw new StateCorruptError(this.path, `the current task ${String(current.value)} has no state row`);
-    return { task_id: String(rows[0].task_id), state: String(rows[0].state), version: Number(rows[0].version) };
+    if (current.state === null || current.state === undefined) throw new StateCorruptError(this.path, `the current task ${String(current.value)} has no state row`);
+    return { task_id: String(current.value), state: String(current.state), version: Number(current.version) };
   }
 
   async #read(x: SqlExec): Promise<TaskState | null> {
@@ -112,6 +116,18 @@ export class DbStateStore implements StateStore {
   }
 
   async #save(x: SqlExec, state: TaskState, expected: number | null): Promise<void> {
+    const at = this.#o.clock.now().toISOString();
+    if (expected !== null) {
+      // the common case, one statement: the same task, compared and swapped on its version
+      const done = await x.run(
+        `UPDATE tasks SET state = ?, version = ?, status = ?, updated_at = ?
+         WHERE task_id = ? AND version = ? AND task_id = (SELECT value FROM root_meta WHERE key = ?)
+           AND NOT EXISTS (SELECT 1 FROM root_meta WHERE key = ?)
+         RETURNING version`,
+        [JSON.stringify(state), state.version, state.status, at, state.task_id, expected, CURRENT_TASK, LEGACY_CORRUPT],
+      );
+      if (done.length === 1) return;
+    }
     let current: Row | null;
     try {
       current = await this.#current(x);
@@ -127,7 +143,6 @@ export class DbStateStore implements StateStore {
         { expected_version: expected, actual_version: actual === -1 ? null : actual },
       );
     }
-    const at = this.#o.clock.now().toISOString();
     await x.run(
       `INSERT INTO tasks(task_id, state, version, status, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(task_id) DO UPDATE SET state = excluded.state, version = excluded.version, status = excluded.status, updated_at = excluded.updated_at`,

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { Database } from "../../src/memory/db.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../../src/memory/schema.ts";
 import { Root } from "../../src/root.ts";
-import { REPO, removeDir, run, scriptArgv, tempDir } from "../helpers.ts";
+import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
 
 describe("memory.db schema and settings", () => {
   let dir = "";
@@ -19,10 +20,29 @@ describe("memory.db schema and settings", () => {
     removeDir(dir);
   });
 
-  test("it runs in WAL mode with synchronous=FULL and a busy timeout", async () => {
+  test("it runs in WAL mode with synchronous=FULL, on the inline and on the Worker's writing connection", async () => {
     assert.equal((await root.db.execute("PRAGMA journal_mode")).rows[0]![0], "wal");
     assert.equal(Number((await root.db.execute("PRAGMA synchronous")).rows[0]![0]), 2);
-    assert.ok(Number((await root.db.execute("PRAGMA busy_timeout")).rows[0]![0]) >= 5000);
+    const served = await Root.open(dir, { searchInWorker: true });
+    try {
+      assert.equal(Number((await served.db.execute("PRAGMA synchronous")).rows[0]![0]), 2, "the writer Worker's connection");
+    } finally {
+      await served.close();
+    }
+  });
+
+  test("a write waits for another process's lock instead of failing busy", async () => {
+    const argv = scriptArgv(join(REPO, "tests", "fixtures", "hold_write_lock.ts"), [join(dir, "memory.db")]);
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    await until(() => out.includes("held"), "the lock to be held");
+    const started = Date.now();
+    const save = root.memory.save({ type: "note", title: "waits", content: "for the lock", keywords: [] });
+    setTimeout(() => child.kill("SIGKILL"), 300);
+    const saved = await save;
+    assert.ok(saved.created);
+    assert.ok(Date.now() - started >= 250, "it waited for the holder to go");
   });
 
   test("the schema is created by numbered migrations, each recorded once", async () => {

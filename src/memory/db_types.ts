@@ -1,0 +1,25 @@
+/** The shapes a database answers in, whichever connection answered (local or a libSQL server). */
+
+/** A row: column values by name and by position. */
+export type Row = Record<string | number, unknown>;
+
+export type InValue = string | number | bigint | boolean | null | Uint8Array | ArrayBuffer;
+export type InArgs = readonly InValue[];
+
+export interface ResultRows {
+  rows: Row[];
+  rowsAffected: number;
+  lastInsertRowid: number | bigint | undefined;
+}
+
+/** SQLite's "database is busy/locked", from any driver. */
+export function busyError(e: unknown): boolean {
+  const err = e as { code?: unknown; rawCode?: unknown; message?: unknown } | null;
+  const code = typeof err?.code === "string" ? err.code : "";
+  if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED") return true;
+  if (err?.rawCode === 5 || err?.rawCode === 6) return true;
+  return typeof err?.message === "string" && /database is locked|SQLITE_BUSY/i.test(err.message);
+}
+
+/** Settings of every local connection (acknowledged writes survive power loss; references are checked). */
+export const CONNECTION_PRAGMAS: readonly string[] = ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"];

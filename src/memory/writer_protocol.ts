@@ -1,0 +1,11 @@
+/** Messages between the main thread and the writer Worker, which owns every local write connection. */
+import type { InArgs, ResultRows } from "./db_types.ts";
+
+export type WriterRequest =
+  | { id: number; op: "open"; conn: number; path: string; busy_timeout_ms: number }
+  | { id: number; op: "run"; conn: number; sql: string; args: InArgs }
+  | { id: number; op: "begin" | "commit" | "rollback" | "close"; conn: number };
+
+export type WriterReply =
+  | { id: number; ok: true; result?: ResultRows }
+  | { id: number; ok: false; error: { message: string; name: string; code?: string } };
