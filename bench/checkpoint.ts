@@ -2,11 +2,12 @@
  * Benchmark (not a test): `task.checkpoint` against the floor it cannot beat, one durable libSQL
  * insert, measured in the same run, interleaved so machine noise hits both.
  *
- *   node_modules/.bin/bun bench/checkpoint.ts [rounds]
+ *   node_modules/.bin/bun bench/checkpoint.ts [rounds] [worker|inline]
  *
  * - checkpoint: `root.contract.checkpoint` on a real root (kind "progress", so the task stays in
  *   progress and every round is the same work): render, memory record + FTS index + state row,
- *   one commit;
+ *   one commit. `worker` (the default) is how the servers run it: the transaction's statements go
+ *   to the writer Worker; `inline` is how a hook or the CLI runs it;
  * - reference: one `INSERT` of a row of the same size into a plain table of another libSQL
  *   database opened the same way (WAL, synchronous=FULL), in its own transaction.
  * Prints p50/p90 of each and the ratio. Target (issue 9): checkpoint p50 within 1.5x of the insert.
@@ -19,9 +20,10 @@ import { Database } from "../src/memory/db.ts";
 import { Root } from "../src/root.ts";
 
 const rounds = Number(process.argv[2] ?? 300);
+const mode = process.argv[3] === "inline" ? "inline" : "worker";
 const dir = mkdtempSync(join(tmpdir(), "longrun-bench-cp-"));
 const ref = mkdtempSync(join(tmpdir(), "longrun-bench-ref-"));
-const root = await Root.open(dir, { searchInWorker: false });
+const root = await Root.open(dir, { searchInWorker: mode === "worker" });
 const db = await Database.open(pathToFileURL(join(ref, "ref.db")).href);
 await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
 await root.contract.startTask("benchmark the checkpoint");
@@ -54,9 +56,9 @@ rmSync(ref, { recursive: true, force: true });
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const cp50 = pct(times.checkpoint, 0.5);
 const in50 = pct(times.insert, 0.5);
-console.log(`task.checkpoint vs one durable insert, ${rounds} rounds each, interleaved (${new Date().toISOString().slice(0, 10)})\n`);
+console.log(`task.checkpoint (${mode}) vs one durable insert, ${rounds} rounds each, interleaved (${new Date().toISOString().slice(0, 10)})\n`);
 console.log("| case | p50 ms | p90 ms |");
 console.log("|---|---:|---:|");
-console.log(`| task.checkpoint (progress), in-process | ${cp50.toFixed(3)} | ${pct(times.checkpoint, 0.9).toFixed(3)} |`);
+console.log(`| task.checkpoint (progress), in-process, writes ${mode === "worker" ? "in the writer Worker" : "inline"} | ${cp50.toFixed(3)} | ${pct(times.checkpoint, 0.9).toFixed(3)} |`);
 console.log(`| reference: one durable libSQL insert | ${in50.toFixed(3)} | ${pct(times.insert, 0.9).toFixed(3)} |`);
 console.log(`\nratio p50: ${(cp50 / in50).toFixed(2)}x (target <= 1.5x: ${cp50 / in50 <= 1.5 ? "met" : "NOT met"})`);

@@ -3,11 +3,13 @@
  * (acknowledged writes survive power loss), a busy timeout so SQLITE_BUSY never reaches a caller,
  * write transactions as `BEGIN IMMEDIATE`, and this handle's operations in order.
  *
- * A local database in a long-lived process writes through the writer Worker (its commits, fsyncs
- * and lock waits never hold up the main thread) and reads on a main-thread connection of its own
- * (`read`: never queued behind a write; in WAL a reader does not wait for a writer). One-shot
- * processes (a hook, the CLI) and the search Worker do both inline. A server URL goes through
- * `@libsql/client`.
+ * A local database in a long-lived process has two connections. The writer Worker's runs
+ * `execute`, `batch` and `write`: memory saves, FTS maintenance, the run ledger, whose commits,
+ * fsyncs and lock waits never hold up the main thread. The main thread's own runs `read` and
+ * `writeHere`: the task state, whose reads the gate needs at once and whose few transactions
+ * (a checkpoint is one) are short; it never waits behind the Worker's queue (in WAL a reader does
+ * not wait for a writer). One-shot processes (a hook, the CLI) and the search Worker use one
+ * connection on their own thread. A server URL goes through `@libsql/client`.
  */
 import { type Client, createClient } from "@libsql/client";
 import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row } from "./db_types.ts";
@@ -37,13 +39,31 @@ interface Backend {
   run(sql: string, args: InArgs): Promise<ResultRows>;
   read(sql: string, args: InArgs): Promise<ResultRows>;
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** A transaction on this thread's connection. */
+  writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Whether `run`/`write` and `read`/`writeHere` use different connections (and so two queues). */
+  readonly split: boolean;
   close(): Promise<void>;
+}
+
+/** A write transaction on a connection of this thread. */
+async function inlineWrite<T>(db: SyncDb, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  await db.begin();
+  try {
+    const out = await fn({ execute: (s) => db.run(norm(s).sql, norm(s).args ?? []) });
+    db.commit();
+    return out;
+  } catch (e) {
+    db.rollback();
+    throw e;
+  }
 }
 
 const norm = (stmt: Stmt | string): Stmt => (typeof stmt === "string" ? { sql: stmt } : stmt);
 
 /** A local database on this thread (one-shot processes, the search Worker). */
 class InlineBackend implements Backend {
+  readonly split = false;
   constructor(readonly db: SyncDb) {}
   run(sql: string, args: InArgs) {
     return this.db.run(sql, args);
@@ -51,16 +71,11 @@ class InlineBackend implements Backend {
   read(sql: string, args: InArgs) {
     return this.db.run(sql, args);
   }
-  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    await this.db.begin();
-    try {
-      const out = await fn({ execute: (s) => this.db.run(norm(s).sql, norm(s).args ?? []) });
-      this.db.commit();
-      return out;
-    } catch (e) {
-      this.db.rollback();
-      throw e;
-    }
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return inlineWrite(this.db, fn);
+  }
+  writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return inlineWrite(this.db, fn);
   }
   close() {
     this.db.close();
@@ -70,7 +85,11 @@ class InlineBackend implements Backend {
 
 /** A local database whose writes run in the writer Worker and whose reads run here. */
 class WorkerBackend implements Backend {
+  readonly split = true;
   constructor(readonly writer: WriterClient, readonly conn: number, readonly reader: SyncDb) {}
+  writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return inlineWrite(this.reader, fn);
+  }
   run(sql: string, args: InArgs) {
     return this.writer.run(this.conn, sql, args);
   }
@@ -96,7 +115,11 @@ class WorkerBackend implements Backend {
 
 /** A libSQL server. */
 class RemoteBackend implements Backend {
+  readonly split = false;
   constructor(readonly client: Client) {}
+  writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.write(fn);
+  }
   async run(sql: string, args: InArgs): Promise<ResultRows> {
     return toRows(await this.client.execute({ sql, args: [...args] as never }));
   }
@@ -140,7 +163,10 @@ export interface OpenOptions {
 export class Database {
   readonly url: string;
   readonly #backend: Backend;
+  /** Operations of the (Worker's) writing connection, in order. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** Operations of this thread's connection, in order (the same queue when there is one connection). */
+  #here: Promise<unknown> = Promise.resolve();
   #closed = false;
 
   private constructor(url: string, backend: Backend) {
@@ -194,6 +220,14 @@ export class Database {
     return run;
   }
 
+  #enqueueHere<T>(op: () => Promise<T>): Promise<T> {
+    if (!this.#backend.split) return this.#enqueue(op);
+    if (this.#closed) return Promise.reject(new Error(`Database ${this.url} is closed`));
+    const run = this.#here.then(op);
+    this.#here = run.catch(() => {});
+    return run;
+  }
+
   /** One statement, in order with this handle's other operations. */
   execute(stmt: Stmt | string): Promise<ResultRows> {
     const s = norm(stmt);
@@ -201,13 +235,17 @@ export class Database {
   }
 
   /**
-   * A read that does not wait for this handle's writes in flight (a local database answers it on
-   * this thread's read connection, from the last committed state). For the gate's state reads.
+   * A read on this thread's connection: it never waits for the Worker's writes in flight (it sees
+   * the last committed state), only for this thread's own short transactions. For the gate.
    */
   read(stmt: Stmt | string): Promise<ResultRows> {
-    if (this.#closed) return Promise.reject(new Error(`Database ${this.url} is closed`));
     const s = norm(stmt);
-    return this.#backend.read(s.sql, s.args ?? []);
+    return this.#enqueueHere(() => this.#backend.read(s.sql, s.args ?? []));
+  }
+
+  /** A write transaction on this thread's connection (the task state: short, and read at once by the gate). */
+  writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#enqueueHere(() => this.#backend.writeHere(fn));
   }
 
   /** Runs statements in one write transaction, all or nothing. */
@@ -227,6 +265,7 @@ export class Database {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#queue;
+    await this.#here;
     this.#closed = true;
     await this.#backend.close();
   }

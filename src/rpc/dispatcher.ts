@@ -37,7 +37,8 @@ export interface DispatcherOptions {
 export class Dispatcher {
   readonly #methods = new Map<string, Method>();
   readonly #roots: RootRegistry;
-  readonly #lanes = new Map<string, Promise<unknown>>();
+  /** Per root, the tail of each writing lane. */
+  readonly #lanes = new Map<string, { state: Promise<unknown>; memory: Promise<unknown> }>();
   #inFlight = 0;
   #idle: (() => void)[] = [];
 
@@ -154,13 +155,16 @@ export class Dispatcher {
     const root = await this.#roots.get(rootName);
     const run = () => m.handler({ root, caller }, params);
     const key = root.dir;
-    const earlier = this.#lanes.get(key) ?? Promise.resolve();
-    if (m.lane === "read") return earlier.then(run);
-    const next = earlier.then(run, run);
+    const lanes = this.#lanes.get(key) ?? { state: Promise.resolve(), memory: Promise.resolve() };
+    if (m.lane === "read") return Promise.all([lanes.state, lanes.memory]).then(run, run);
+    const lane = m.lane;
+    const next = lanes[lane].then(run, run);
     const tail = next.then(() => {}, () => {});
-    this.#lanes.set(key, tail);
+    const updated = { ...lanes, [lane]: tail };
+    this.#lanes.set(key, updated);
     tail.then(() => {
-      if (this.#lanes.get(key) === tail) this.#lanes.delete(key);
+      const now = this.#lanes.get(key);
+      if (now && now.state === updated.state && now.memory === updated.memory) this.#lanes.delete(key);
     });
     return next;
   }

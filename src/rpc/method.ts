@@ -31,11 +31,13 @@ export interface CallContext {
 }
 
 /**
- * `state`: changes the task, run or memory; such calls on one root run one at a time, in arrival
- * order. `read`: waits for the state calls that arrived before it (so it sees their effect), then
+ * `state`: changes the task or a run; such calls on one root run one at a time, in arrival order.
+ * `memory`: adds to memory (which no gate check reads); such calls on one root run one at a time,
+ * beside the state lane, so a save (its commit, its index merge) never holds up a gate check.
+ * `read`: waits for the calls of both lanes that arrived before it (so it sees their effect), then
  * runs alongside whatever comes next: a slow memory search never holds up a later gate check.
  */
-export type Lane = "state" | "read";
+export type Lane = "state" | "memory" | "read";
 
 export interface Method<S extends AnySchema = AnySchema> {
   name: string;

@@ -26,6 +26,7 @@ export class FilePendingStore implements PendingStore {
   }
 
   read(): Promise<PendingCheckpoint | null> {
+    if (!existsSync(this.path)) return Promise.resolve(null); // the common case, without an exception
     let text: string;
     try {
       text = readFileSync(this.path, "utf8");

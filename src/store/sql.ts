@@ -18,11 +18,14 @@ export interface SqlConn extends SqlExec {
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
 }
 
-/** A libSQL database as a `SqlConn`: reads outside a transaction do not wait for writes in flight. */
+/**
+ * A libSQL database as a `SqlConn` for the task state: reads and transactions on the calling
+ * thread's connection, never queued behind the writer Worker's memory and ledger writes.
+ */
 export function libsqlConn(db: Database): SqlConn {
   return {
     run: async (sql, args = []) => (await db.read({ sql, args: [...args] })).rows as unknown as SqlRow[],
-    write: (fn) => db.write((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
+    write: (fn) => db.writeHere((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
   };
 }
 

@@ -9,7 +9,7 @@ export const memoryMethods = [
     side: "agent",
     summary: "Save a memory record (type, title, content, keywords); long bodies go to raw_data/; returns its id",
     params: S.memorySave,
-    lane: "state",
+    lane: "memory",
     readOnly: false,
     handler: async ({ root }, p) => {
       const task = await root.state.load().catch(() => null);
