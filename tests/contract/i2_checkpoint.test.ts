@@ -113,11 +113,13 @@ describe("I2: a checkpoint is in memory before its text is returned", () => {
   test("a full disk (max_page_count) is a failed memory write, never a saved claim", async () => {
     await fx.root.contract.startTask("t");
     const pages = Number((await fx.root.db.execute("PRAGMA page_count")).rows[0]![0]);
-    await fx.root.db.execute(`PRAGMA max_page_count = ${pages}`);
+    // the cap is per connection: set it on the one that commits the task state (this thread's)
+    const cap = (n: number) => fx.root.db.writeHere((tx) => tx.execute(`PRAGMA max_page_count = ${n}`));
+    await cap(pages);
     await assert.rejects(fx.root.contract.checkpoint({ ...CP, summary: "x".repeat(50_000) }), { kind: "checkpoint_write_error" });
     assert.equal(await countCheckpoints(fx.root), 0);
     assert.ok(existsSync(fx.root.paths.pending));
-    await fx.root.db.execute("PRAGMA max_page_count = 1073741823");
+    await cap(1073741823);
     const r = await fx.root.contract.resume();
     assert.equal(r.replayed?.created, true);
     assert.equal(await countCheckpoints(fx.root), 1);
