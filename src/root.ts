@@ -11,6 +11,7 @@ import { Deliverables } from "./ledger/deliverables.ts";
 import { EffectLedger } from "./ledger/effects.ts";
 import type { Clock, CrashPoint, IdSource } from "./core/ports.ts";
 import { Database } from "./memory/db.ts";
+import { rebuildMemoryIndex } from "./memory/reindex.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "./memory/schema.ts";
 import { searchMemories } from "./memory/search.ts";
 import { LibsqlMemory, type Searcher } from "./memory/store.ts";
@@ -138,6 +139,7 @@ export class Root {
       if (version > known) {
         throw new Error(`${paths.memoryDb} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
       }
+      await rebuildMemoryIndex(db, paths.rawData);
       await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
     } catch (e) {
       await db.close();

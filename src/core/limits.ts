@@ -20,8 +20,10 @@ export const LIMITS = {
   memory_content_chars: 512 * 1024,
   /** Keywords of one memory or task, and scope patterns of one lease. */
   list_items: 64,
-  /** Memories one root may hold. */
-  memories_per_root: 100_000,
+  /** Memories one root may hold (checkpoints and outcomes are never refused for this). */
+  memories_per_root: 2_000_000,
+  /** Records in one memory.save_many. */
+  save_many_items: 1_000,
   /** Hits in one page of memory search. */
   search_limit: 50,
   /** Bytes one context.read returns at most. */

@@ -12,11 +12,11 @@
  * connection on their own thread. A server URL goes through `@libsql/client`.
  */
 import { type Client, createClient } from "@libsql/client";
-import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row } from "./db_types.ts";
+import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./db_types.ts";
 import { SyncDb } from "./sync_db.ts";
 import { WriterClient } from "./writer_client.ts";
 
-export type { InArgs, ResultRows, Row } from "./db_types.ts";
+export type { InArgs, ResultRows, Row, ScriptStep } from "./db_types.ts";
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -41,6 +41,8 @@ interface Backend {
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** A transaction on this thread's connection. */
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Statements known in advance, in one write transaction, in one trip. */
+  script(steps: ScriptStep[]): Promise<ResultRows[]>;
   /** Whether `run`/`write` and `read`/`writeHere` use different connections (and so two queues). */
   readonly split: boolean;
   close(): Promise<void>;
@@ -77,6 +79,9 @@ class InlineBackend implements Backend {
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return inlineWrite(this.db, fn);
   }
+  script(steps: ScriptStep[]): Promise<ResultRows[]> {
+    return inlineWrite(this.db, (tx) => runScript(steps, (sql, args) => tx.execute({ sql, args })));
+  }
   close() {
     this.db.close();
     return Promise.resolve();
@@ -89,6 +94,9 @@ class WorkerBackend implements Backend {
   constructor(readonly writer: WriterClient, readonly conn: number, readonly reader: SyncDb) {}
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return inlineWrite(this.reader, fn);
+  }
+  script(steps: ScriptStep[]): Promise<ResultRows[]> {
+    return this.writer.script(this.conn, steps);
   }
   run(sql: string, args: InArgs) {
     return this.writer.run(this.conn, sql, args);
@@ -119,6 +127,9 @@ class RemoteBackend implements Backend {
   constructor(readonly client: Client) {}
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.write(fn);
+  }
+  script(steps: ScriptStep[]): Promise<ResultRows[]> {
+    return this.write((tx) => runScript(steps, (sql, args) => tx.execute({ sql, args })));
   }
   async run(sql: string, args: InArgs): Promise<ResultRows> {
     return toRows(await this.client.execute({ sql, args: [...args] as never }));
@@ -255,6 +266,11 @@ export class Database {
       for (const s of stmts) out.push(await tx.execute(s));
       return out;
     });
+  }
+
+  /** Statements known in advance, in one write transaction, sent in one trip (see `ScriptStep`). */
+  script(steps: ScriptStep[]): Promise<ResultRows[]> {
+    return this.#enqueue(() => this.#backend.script(steps));
   }
 
   /** Runs `fn` in a write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws. */

@@ -199,6 +199,20 @@ export const MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    name: "memory index with CJK bigrams, a one-character fallback and the type as a term",
+    sql: [
+      // filled from memories by rebuildMemoryIndex (long bodies live in raw_data/, out of SQL's reach)
+      `CREATE VIRTUAL TABLE memory_index USING fts5(
+        title, body, keywords, chars, kind,
+        content='', contentless_delete=1,
+        tokenize='porter unicode61 remove_diacritics 2'
+      )`,
+      `INSERT INTO root_meta(key, value) VALUES ('memory_index_from', '0')
+        ON CONFLICT(key) DO UPDATE SET value = '0'`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -1,12 +1,19 @@
 /**
- * The memory search itself: FTS5 over the CJK-aware index, ranked by bm25 (title weighs most,
- * then keywords, then body), paginated with an opaque cursor. Runs wherever it is given a
+ * The memory search itself: FTS5 over the CJK-aware index (`memory_index`), ranked by bm25
+ * (title weighs most, then keywords, then body), paginated with an opaque cursor. Ranking happens
+ * inside the index, over a bounded window: the `SEARCH_WINDOW` newest matching records (FTS5
+ * walks a term's rowids newest first and stops there); only the page's rows are then joined to
+ * their records. A query that matches more records than the window ranks the newest of them: an
+ * older match beyond the window is not returned (README: limits). Runs wherever it is given a
  * database: in the memory Worker for the server, in-process where no Worker is wanted.
  */
 import { LIMITS } from "../core/limits.ts";
 import type { MemoryHit, SearchOptions, SearchPage } from "../core/ports.ts";
 import type { Database } from "./db.ts";
-import { buildMatchQuery, makeSnippet, splitQuery } from "./segment.ts";
+import { buildMatchQuery, kindToken, makeSnippet, splitQuery } from "./segment.ts";
+
+/** How many of the newest matching records a search ranks. */
+export const SEARCH_WINDOW = 20_000;
 
 export function memoryId(seq: number): string {
   return "S_" + String(seq).padStart(4, "0");
@@ -66,15 +73,18 @@ export async function searchMemories(db: Database, query: string | readonly stri
     for (const r of rs.rows.slice(0, limit)) exact.push(toHit(r, terms, 0));
   }
   if (!match) return { hits: exact, next_cursor: null };
-  const exclude = idSeqs.length ? ` AND m.seq NOT IN (${idSeqs.map(() => "?").join(",")})` : "";
+  const filtered = options.type ? `({kind} : ${kindToken(options.type)}) AND (${match})` : match;
+  const exclude = idSeqs.length ? ` WHERE hits.rowid NOT IN (${idSeqs.map(() => "?").join(",")})` : "";
   const want = limit - exact.length;
   const rs = await db.execute({
-    sql: `SELECT ${HIT_COLUMNS}, bm25(memories_fts, 5.0, 1.0, 3.0) AS rank
-          FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-          WHERE memories_fts MATCH ?${typeFilter}${exclude}
-          ORDER BY rank, m.seq DESC
-          LIMIT ? OFFSET ?`,
-    args: [match, ...typeArgs, ...idSeqs, want + 1, offset],
+    sql: `WITH hits AS (
+            SELECT rowid, bm25(memory_index, 5.0, 1.0, 3.0, 1.0, 0.0) AS rank
+            FROM memory_index WHERE memory_index MATCH ? ORDER BY rowid DESC LIMIT ?
+          ), page AS (
+            SELECT rowid, rank FROM hits${exclude} ORDER BY rank, rowid DESC LIMIT ? OFFSET ?
+          )
+          SELECT ${HIT_COLUMNS}, page.rank FROM page JOIN memories m ON m.seq = page.rowid ORDER BY page.rank, m.seq DESC`,
+    args: [filtered, SEARCH_WINDOW, ...idSeqs, want + 1, offset],
   });
   const rows = rs.rows.slice(0, want);
   const hits = rows.map((r) => toHit(r, terms, -Number(r.rank)));

@@ -1,18 +1,40 @@
 /**
- * CJK-aware text for FTS5. SQLite's `unicode61` tokenizer treats a whole run of Chinese or Korean
- * characters as one token (so `接口` is never found inside `阶段：接口适配`), and `trigram` cannot
- * match queries shorter than three characters. So the index holds a form of the text where every
- * Han, kana and Hangul character stands alone, and a query term becomes a phrase of the same
- * characters: `接口` -> "接 口" matches `接` followed by `口` anywhere; `서버` matches `서버를`.
- * Latin text passes through for `unicode61` (with the porter stemmer) as usual. Pure functions.
+ * CJK-aware text for FTS5. SQLite's `unicode61` tokenizer treats a whole run of Chinese, Japanese
+ * or Korean characters as one token (so `接口` is never found inside `阶段：接口适配`), and
+ * `trigram` cannot match queries shorter than three characters. So the index holds two forms:
+ *
+ * - words: Latin words as `unicode61` (with the porter stemmer) reads them, and every CJK run as
+ *   its overlapping bigrams (`接口适配` -> `接口 口适 适配`; a run of one character stays one
+ *   token). A query term of two or more CJK characters is the phrase of its bigrams, which matches
+ *   exactly where the term occurs as a substring, and looks up one rare-ish token per position
+ *   instead of every document holding each character;
+ * - chars: every CJK character alone, for one-character queries (the fallback).
+ *
+ * Pure functions.
  */
 
-const CJK_CHAR = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
-/** The indexed form of `text`: each CJK character separated by spaces. */
-export function segmentForIndex(text: string): string {
-  return text.replace(CJK_CHAR, " $1 ");
+function bigrams(run: string): string[] {
+  const chars = [...run];
+  if (chars.length < 2) return chars;
+  const out: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  return out;
+}
+
+/** The words form of `text`: each CJK run replaced by its bigrams, spaced from what surrounds it. */
+export function wordsForIndex(text: string): string {
+  return text.replace(CJK_RUN, (run) => ` ${bigrams(run).join(" ")} `);
+}
+
+/** The chars form of `text`: its CJK characters, one token each (nothing else). */
+export function charsForIndex(text: string): string {
+  const out: string[] = [];
+  for (const ch of text) if (CJK.test(ch)) out.push(ch);
+  return out.join(" ");
 }
 
 /** Query terms of a search string: white-space separated; quoted "two words" stay one term. */
@@ -26,19 +48,53 @@ export function splitQuery(query: string): string[] {
   return terms;
 }
 
+const phrase = (s: string) => `"${s.replace(/\s+/g, " ").trim().replace(/"/g, '""')}"`;
+
+/** The kind of a query term, for recall measured per class. */
+export type TermClass = "latin" | "cjk_one" | "cjk_two" | "cjk_long" | "mixed";
+
+export function termClass(term: string): TermClass {
+  const chars = [...term].filter((c) => HAS_WORD.test(c));
+  const cjk = chars.filter((c) => CJK.test(c)).length;
+  if (cjk === 0) return "latin";
+  if (cjk < chars.length) return "mixed";
+  return cjk === 1 ? "cjk_one" : cjk === 2 ? "cjk_two" : "cjk_long";
+}
+
 /**
- * An FTS5 MATCH expression: each term a quoted phrase of its indexed form, OR'ed together (bm25
- * ranks documents matching more of them higher). Terms with no letter or digit are dropped;
- * null when nothing is left to search for.
+ * An FTS5 MATCH expression: each term a phrase, OR'ed together (bm25 ranks documents matching
+ * more of them higher). A single CJK character is looked up in the chars column; anything else
+ * as the phrase of its words form in the text columns. Terms with no letter or digit are
+ * dropped; null when nothing is left to search for.
  */
 export function buildMatchQuery(terms: readonly string[]): string | null {
-  const phrases: string[] = [];
+  const parts: string[] = [];
   for (const term of terms) {
     if (!HAS_WORD.test(term)) continue;
-    const seg = segmentForIndex(term).replace(/\s+/g, " ").trim().replace(/"/g, '""');
-    phrases.push(`"${seg}"`);
+    if (termClass(term) === "cjk_one") {
+      parts.push(`{chars} : ${phrase(charsForIndex(term))}`);
+      continue;
+    }
+    parts.push(`{title body keywords} : ${phrase(wordsForIndex(term))}`);
   }
-  return phrases.length ? phrases.join(" OR ") : null;
+  return parts.length ? parts.join(" OR ") : null;
+}
+
+/** The kind column's token for a memory type (the type filter is a term of the index). */
+export function kindToken(type: string): string {
+  return `k${[...new TextEncoder().encode(type)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** The values of one memory's row in `memory_index`: title, body, keywords, chars, kind. */
+export function indexColumns(m: { title: string; content: string; keywords: readonly string[]; type: string }): [string, string, string, string, string] {
+  const keywords = m.keywords.join(" ");
+  return [
+    wordsForIndex(m.title),
+    wordsForIndex(m.content),
+    wordsForIndex(keywords),
+    charsForIndex(`${m.title} ${m.content} ${keywords}`),
+    kindToken(m.type),
+  ];
 }
 
 /**

@@ -18,9 +18,9 @@ import type {
 } from "../core/ports.ts";
 import { readBlob, removeBlob, sha256Hex, writeBlob } from "../store/blobs.ts";
 import type { SqlExec } from "../store/sql.ts";
-import type { Database, Tx } from "./db.ts";
+import type { Database, ScriptStep, Tx } from "./db.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
-import { segmentForIndex } from "./segment.ts";
+import { indexColumns } from "./segment.ts";
 
 export interface Searcher {
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
@@ -43,6 +43,11 @@ interface Prepared {
   rawRef: string | null;
   createdAt: string;
   keywords: string;
+}
+
+/** A record's column values for `memories`, without its dedupe key: type, title, content, keywords, task_id, raw_ref, sha256, size, created_at. */
+function rowArgs(rec: NewMemory, p: Prepared): [string, string, string, string, string | null, string | null, string, number, string] {
+  return [rec.type, rec.title, p.rawRef ? rec.content.slice(0, PREVIEW_CHARS) : rec.content, p.keywords, rec.task_id ?? null, p.rawRef, p.sha256, p.bytes.length, p.createdAt];
 }
 
 /** A libSQL transaction as the `SqlExec` the insert takes. */
@@ -85,6 +90,42 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   /**
+   * Saves many records in one write transaction (an import): all or none, sent as one script (no
+   * round trip per record). Returns their ids in order. Records with a dedupe key go one by one.
+   */
+  async saveMany(recs: readonly NewMemory[]): Promise<string[]> {
+    if (recs.some((r) => r.dedupe_key)) {
+      const ids: string[] = [];
+      for (const r of recs) ids.push((await this.save(r)).record.id);
+      return ids;
+    }
+    const prepared = recs.map((r) => this.#prepare(r));
+    const discard = () => {
+      for (const p of prepared) if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+    };
+    const steps: ScriptStep[] = [];
+    recs.forEach((rec, i) => {
+      const p = prepared[i]!;
+      const at = steps.length;
+      steps.push({ sql: `INSERT INTO memories(type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?) RETURNING seq`, args: rowArgs(rec, p) });
+      steps.push({ sql: "INSERT INTO memory_index(rowid, title, body, keywords, chars, kind) VALUES (?, ?, ?, ?, ?, ?)", args: [{ from_step: at }, ...indexColumns(rec)] });
+    });
+    try {
+      const before = await this.#db.execute("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0) AS n");
+      const count = Number(before.rows[0]!.n);
+      if (count + recs.length > LIMITS.memories_per_root) {
+        throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, count + recs.length, "memories");
+      }
+      const results = await this.#db.script(steps);
+      this.#crash("memory.after_commit");
+      return results.filter((_, k) => k % 2 === 0).map((r) => memoryId(Number(r.rows[0]![0])));
+    } catch (e) {
+      discard();
+      throw e;
+    }
+  }
+
+  /**
    * Saves inside a caller's write transaction (a checkpoint's one commit with its state). The
    * long body's blob is written first; `discard` removes it when that transaction does not commit.
    */
@@ -117,21 +158,11 @@ export class LibsqlMemory implements MemoryStore {
   /** The rows of one save, inside a write transaction: deduped, capped, inserted and indexed. */
   async #insert(tx: SqlExec, rec: NewMemory, p: Prepared): Promise<{ result: SaveResult }> {
     // one statement in the common case: a dedupe key already used inserts nothing and returns nothing
+    const [type, title, content, keywords, taskId, ...rest] = rowArgs(rec, p);
     const ins = await tx.run(
       `INSERT INTO memories(type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING RETURNING *`,
-      [
-        rec.type,
-        rec.title,
-        p.rawRef ? rec.content.slice(0, PREVIEW_CHARS) : rec.content,
-        p.keywords,
-        rec.task_id ?? null,
-        rec.dedupe_key ?? null,
-        p.rawRef,
-        p.sha256,
-        p.bytes.length,
-        p.createdAt,
-      ],
+      [type, title, content, keywords, taskId, rec.dedupe_key ?? null, ...rest],
     );
     const row = ins[0];
     if (!row) {
@@ -143,12 +174,7 @@ export class LibsqlMemory implements MemoryStore {
     if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) {
       throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, seq, "memories");
     }
-    await tx.run("INSERT INTO memories_fts(rowid, title, body, keywords) VALUES (?, ?, ?, ?)", [
-      seq,
-      segmentForIndex(rec.title),
-      segmentForIndex(rec.content),
-      segmentForIndex(rec.keywords.join(" ")),
-    ]);
+    await tx.run("INSERT INTO memory_index(rowid, title, body, keywords, chars, kind) VALUES (?, ?, ?, ?, ?, ?)", [seq, ...indexColumns(rec)]);
     this.#crash("memory.before_commit");
     return { result: { record: this.#toRecord(row, rec.content), created: true } };
   }

@@ -50,8 +50,11 @@ export class SyncDb {
   }
 
   #connect(): InstanceType<typeof Libsql> {
-    const db = new Libsql(this.path, { timeout: this.#o.asyncBusy ? 0 : this.#o.busyTimeoutMs });
+    // SQLite's own busy wait while settings are applied (another process may be creating the file),
+    // then, with `asyncBusy`, none: this class waits with timers instead
+    const db = new Libsql(this.path, { timeout: this.#o.busyTimeoutMs });
     for (const p of this.#o.pragmas ?? []) db.exec(p);
+    if (this.#o.asyncBusy) db.exec("PRAGMA busy_timeout = 0");
     return db;
   }
 

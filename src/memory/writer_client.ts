@@ -2,7 +2,7 @@
  * The main thread's side of the writer Worker: one Worker per process, started on the first local
  * database that writes through it, holding the process open only while a request is in flight.
  */
-import type { InArgs, ResultRows } from "./db_types.ts";
+import type { InArgs, ResultRows, ScriptStep } from "./db_types.ts";
 import { workerUrl } from "./worker_client.ts";
 import type { WriterReply, WriterRequest } from "./writer_protocol.ts";
 
@@ -30,7 +30,7 @@ export class WriterClient {
   }
 
   #worker: RefWorker | null = null;
-  readonly #pending = new Map<number, { resolve: (r: ResultRows | undefined) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<number, { resolve: (r: WriterReply & { ok: true }) => void; reject: (e: Error) => void }>();
   #next = 1;
   #conns = 0;
 
@@ -44,7 +44,7 @@ export class WriterClient {
       if (!p) return;
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) worker.unref?.();
-      if (reply.ok) p.resolve(reply.result);
+      if (reply.ok) p.resolve(reply);
       else p.reject(new WriterError(reply.error));
     };
     worker.onerror = (e: ErrorEvent) => {
@@ -58,7 +58,7 @@ export class WriterClient {
     return worker;
   }
 
-  request(req: Request): Promise<ResultRows | undefined> {
+  #send(req: Request): Promise<WriterReply & { ok: true }> {
     const worker = this.#started();
     const id = this.#next++;
     return new Promise((resolve, reject) => {
@@ -66,6 +66,15 @@ export class WriterClient {
       worker.ref?.();
       worker.postMessage({ ...req, id } as WriterRequest);
     });
+  }
+
+  async request(req: Request): Promise<ResultRows | undefined> {
+    return (await this.#send(req)).result;
+  }
+
+  /** A script's steps in one transaction in the Worker. */
+  async script(conn: number, steps: ScriptStep[]): Promise<ResultRows[]> {
+    return (await this.#send({ op: "script", conn, steps })).results ?? [];
   }
 
   /** Opens a connection of its own in the Worker; returns its number. */

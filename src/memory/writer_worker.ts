@@ -4,7 +4,7 @@
  * for another process's lock never holds up the main thread, where gate checks answer. Requests of
  * one connection run in order; while one waits on a busy lock (with timers), others go on.
  */
-import { CONNECTION_PRAGMAS } from "./db_types.ts";
+import { CONNECTION_PRAGMAS, runScript } from "./db_types.ts";
 import { SyncDb } from "./sync_db.ts";
 import type { WriterReply, WriterRequest } from "./writer_protocol.ts";
 
@@ -27,6 +27,18 @@ async function handle(req: WriterRequest): Promise<WriterReply> {
     switch (req.op) {
       case "run":
         return { id: req.id, ok: true, result: await db.run(req.sql, req.args) };
+      case "script": {
+        // one transaction, one message: an import does not pay a round trip per statement
+        await db.begin();
+        try {
+          const results = await runScript(req.steps, (sql, args) => db.runSync(sql, args));
+          db.commit();
+          return { id: req.id, ok: true, results };
+        } catch (e) {
+          db.rollback();
+          throw e;
+        }
+      }
       case "begin":
         await db.begin();
         return { id: req.id, ok: true };

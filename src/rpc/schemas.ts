@@ -18,6 +18,14 @@ export const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.mi
 
 const root = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096)));
 
+/** One memory record to save. */
+const memoryItem = {
+  type: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,39}$/, "type is a short lowercase label such as note or decision")),
+  title: shortText(),
+  content: v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars)),
+  keywords: v.optional(stringList()),
+};
+
 /** A strict params object with the optional `root` every method accepts. */
 // deno-lint-ignore no-explicit-any
 export function params<E extends Record<string, v.GenericSchema<any, any>>>(entries: E) {
@@ -45,12 +53,8 @@ export const S = {
   }),
   writesRequest: params({ reason: shortText(), scope: v.optional(patternList()) }),
   writesRequire: params({ action: actionText() }),
-  memorySave: params({
-    type: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,39}$/, "type is a short lowercase label such as note or decision")),
-    title: shortText(),
-    content: v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars)),
-    keywords: v.optional(stringList()),
-  }),
+  memorySave: params(memoryItem),
+  memorySaveMany: params({ items: v.pipe(v.array(v.strictObject(memoryItem)), v.minLength(1), v.maxLength(LIMITS.save_many_items)) }),
   memorySearch: params({
     query: shortText(),
     limit: v.optional(positiveInt(LIMITS.search_limit)),

@@ -131,3 +131,25 @@ describe("memory search on libSQL FTS5", () => {
     assert.equal((await root.memory.search("overlong")).hits.length, before);
   });
 });
+
+describe("memory.save_many (an import)", () => {
+  test("saves the records in one transaction, in order, each searchable, and all or none", async () => {
+    const dir = tempDir();
+    const root = await Root.open(dir);
+    try {
+      const items = Array.from({ length: 120 }, (_, i) => ({ type: "import", title: `record ${i}`, content: `body ${i} 接口适配 서버 ${i % 7 === 0 ? "x".repeat(INLINE_BODY_BYTES + 10) : ""}`, keywords: [`k${i}`] }));
+      const ids = await root.memory.saveMany(items);
+      assert.equal(ids.length, 120);
+      assert.deepEqual(ids.slice(0, 3), ["S_0001", "S_0002", "S_0003"]);
+      assert.equal((await root.memory.get(ids[7]!))?.content.length, items[7]!.content.length, "a long body reads back whole");
+      assert.equal((await root.memory.search("接口", { limit: 50 })).hits.length, 50);
+      assert.deepEqual((await root.memory.search("k42")).hits.map((h) => h.id), [ids[42]]);
+      // one bad item: nothing of the batch is written
+      await assert.rejects(root.memory.saveMany([{ type: "import", title: "ok", content: "fine", keywords: [] }, { type: "import", title: "t".repeat(LIMITS.short_text_chars + 1), content: "", keywords: [] }]), { kind: "limit_exceeded" });
+      assert.equal(Number((await root.db.execute("SELECT COUNT(*) AS n FROM memories")).rows[0]!.n), 120);
+    } finally {
+      await root.close();
+      removeDir(dir);
+    }
+  });
+});

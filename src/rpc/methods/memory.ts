@@ -25,6 +25,21 @@ export const memoryMethods = [
     },
   }),
   method({
+    name: "memory.save_many",
+    side: "agent",
+    summary: "Save up to 1,000 memory records in one transaction (an import); returns their ids in order",
+    params: S.memorySaveMany,
+    lane: "memory",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      const task = await root.state.load().catch(() => null);
+      const ids = await root.memory.saveMany(
+        p.items.map((i) => ({ type: i.type, title: i.title, content: i.content, keywords: i.keywords ?? [], task_id: task?.task_id ?? null })),
+      );
+      return { ids, count: ids.length };
+    },
+  }),
+  method({
     name: "memory.search",
     side: "agent",
     summary: "Full-text search (English, Chinese, Korean), bm25-ranked; hits carry id, title, snippet, score; paginated by cursor",
