@@ -5,10 +5,11 @@ Runs `dist/longrun hook claude PreToolUse` with real payloads against real roots
 granted lease (the pass path: no output), a Write with no task (the deny path), a read-only Bash
 command (`git status`: the allowlist plus git's configuration check, which runs `git config`)
 and a Bash command under the lease (the shell reader's protected-path checks), alternating with
-a reference: a compiled Bun hello-world (`dist/bench-hello`, the floor of any Bun executable's
-start), so machine noise hits both. Prints medians, p90 and the ratio to the reference.
+a reference: the floor of a compiled Bun program that does a hook's I/O (`dist/bench-hello`: reads
+its stdin with `readFileSync(0)`, parses it, answers with `console.log`), so machine noise hits
+both. Prints medians, p90 and the ratio to the reference.
 
-Target (issue 4): median under 15 ms for the gate.
+Target (issue 9): every gate case within 1.3x of that floor (issue 4's: median under 15 ms).
 
 Usage: python3 bench/hook_gate.py [runs]
 """
@@ -29,7 +30,7 @@ HELLO = os.path.join(REPO, "dist", "bench-hello")
 def build_reference():
     src = os.path.join(tempfile.mkdtemp(), "hello.ts")
     with open(src, "w") as f:
-        f.write('process.stdout.write("{}\\n");\n')
+        f.write('import { readFileSync } from "node:fs";\nconst input = JSON.parse(readFileSync(0, "utf8"));\nconsole.log(JSON.stringify({ seen: typeof input }));\n')
     # Built the way compile.sh builds longrun (bytecode, CommonJS, minified), so only the work differs.
     subprocess.run([BUN, "build", "--compile", "--bytecode", "--format=cjs", "--minify", src, "--outfile", HELLO], check=True, capture_output=True)
 
@@ -80,7 +81,7 @@ def main():
         "gate, Write denied (no task)": (gate + [empty], payload(empty), "deny"),
         "gate, read-only Bash `git status` passes": (gate + [granted], bash(granted, "git status --short"), "none"),
         "gate, Bash under the lease passes": (gate + [granted], bash(granted, "mkdir -p build && cp -r src build/ && npm test -- --grep parser"), "none"),
-        "reference: compiled Bun hello-world": ([HELLO], b"", None),
+        "reference: compiled Bun stdin-to-stdout floor": ([HELLO], payload(granted), None),
     }
     samples = {k: [] for k in cases}
     inputs = {}
@@ -99,7 +100,7 @@ def main():
     for _ in range(runs):
         for name, (argv, _s, _d) in cases.items():
             samples[name].append(timed(argv, inputs[name]))
-    ref = statistics.median(samples["reference: compiled Bun hello-world"])
+    ref = statistics.median(samples["reference: compiled Bun stdin-to-stdout floor"])
     print(f"PreToolUse gate, process start to exit, {runs} runs each, interleaved ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores)\n")
     print("| case | median ms | p90 ms | median / reference |")
     print("|---|---:|---:|---:|")
@@ -108,7 +109,8 @@ def main():
         p90 = xs[int(len(xs) * 0.9) - 1]
         print(f"| {name} | {statistics.median(xs):.1f} | {p90:.1f} | {statistics.median(xs) / ref:.2f}x |")
     worst = max(statistics.median(samples[k]) for k in cases if k.startswith("gate"))
-    print(f"\ntarget: median under 15 ms -> {'met' if worst < 15 else 'NOT met'} ({worst:.1f} ms)")
+    print(f"\ntarget: every gate case within 1.3x of the floor -> {'met' if worst / ref <= 1.3 else 'NOT met'} ({worst / ref:.2f}x)")
+    print(f"target: median under 15 ms -> {'met' if worst < 15 else 'NOT met'} ({worst:.1f} ms)")
 
 
 if __name__ == "__main__":

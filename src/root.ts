@@ -14,6 +14,7 @@ import { Database } from "./memory/db.ts";
 import { rebuildMemoryIndex } from "./memory/reindex.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "./memory/schema.ts";
 import { searchMemories } from "./memory/search.ts";
+import { SLICE_SIZE_SQL, sliceSizeOf } from "./memory/slices.ts";
 import { LibsqlMemory, type Searcher } from "./memory/store.ts";
 import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
 import { removeOrphanTemps } from "./store/atomic.ts";
@@ -80,6 +81,8 @@ export interface RootOptions {
   lockTimeoutMs?: number;
   /** For tests of non-blocking gates only: every Worker search first blocks the Worker this long. */
   testOnlySearchBlockMs?: number;
+  /** Test only, in-process search: rank this many newest matches instead of SEARCH_WINDOW (to reach the pages after it cheaply). */
+  testOnlySearchWindow?: number;
 }
 
 export class Root {
@@ -96,14 +99,14 @@ export class Root {
   readonly #searcher: Searcher;
   #closed = false;
 
-  private constructor(paths: RootPaths, db: Database, searcher: Searcher, options: RootOptions) {
+  private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions) {
     const clock = options.clock ?? systemClock;
     const crash = options.crash ?? crashPointsFromEnv();
     this.paths = paths;
     this.db = db;
     this.#searcher = searcher;
     this.pending = new FilePendingStore(paths.pending, crash);
-    this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, crash });
+    this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, sliceSize, crash });
     const memory = this.memory;
     this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), cache: true });
     this.runs = new EffectLedger({ db, rawDir: paths.rawData, clock, crash });
@@ -132,6 +135,7 @@ export class Root {
     const url = pathToFileURL(paths.memoryDb).href;
     // long-lived processes (the servers) write through the writer Worker; one-shot ones inline
     const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs, writes: options.searchInWorker === false ? "inline" : "worker" });
+    let sliceSize: number;
     try {
       await migrate(db);
       const version = await schemaVersion(db);
@@ -140,6 +144,7 @@ export class Root {
         throw new Error(`${paths.memoryDb} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
       }
       await rebuildMemoryIndex(db, paths.rawData);
+      sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
       await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
     } catch (e) {
       await db.close();
@@ -147,9 +152,9 @@ export class Root {
     }
     const searcher: Searcher =
       options.searchInWorker === false
-        ? new InProcessSearcher((q, o) => searchMemories(db, q, o))
+        ? new InProcessSearcher((q, o) => searchMemories(db, q, o, options.testOnlySearchWindow))
         : new WorkerSearcher(url, { testOnlyBlockMs: options.testOnlySearchBlockMs });
-    return new Root(paths, db, searcher, options);
+    return new Root(paths, db, searcher, sliceSize, options);
   }
 
   async close(): Promise<void> {

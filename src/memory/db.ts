@@ -38,6 +38,8 @@ export function isBusy(e: unknown): boolean {
 interface Backend {
   run(sql: string, args: InArgs): Promise<ResultRows>;
   read(sql: string, args: InArgs): Promise<ResultRows>;
+  /** A read whose rows come as arrays of values (this thread's connection where there are two). */
+  values(sql: string, args: InArgs): Promise<unknown[][]>;
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** A transaction on this thread's connection. */
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
@@ -73,6 +75,9 @@ class InlineBackend implements Backend {
   read(sql: string, args: InArgs) {
     return this.db.run(sql, args);
   }
+  values(sql: string, args: InArgs) {
+    return this.db.values(sql, args);
+  }
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return inlineWrite(this.db, fn);
   }
@@ -103,6 +108,9 @@ class WorkerBackend implements Backend {
   }
   read(sql: string, args: InArgs) {
     return this.reader.run(sql, args);
+  }
+  values(sql: string, args: InArgs) {
+    return this.reader.values(sql, args);
   }
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     await this.writer.request({ op: "begin", conn: this.conn });
@@ -136,6 +144,10 @@ class RemoteBackend implements Backend {
   }
   read(sql: string, args: InArgs) {
     return this.run(sql, args);
+  }
+  async values(sql: string, args: InArgs): Promise<unknown[][]> {
+    const rs = await this.client.execute({ sql, args: [...args] as never });
+    return rs.rows.map((r) => Array.from(r as ArrayLike<unknown>));
   }
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const tx = await this.client.transaction("write");
@@ -252,6 +264,12 @@ export class Database {
   read(stmt: Stmt | string): Promise<ResultRows> {
     const s = norm(stmt);
     return this.#enqueueHere(() => this.#backend.read(s.sql, s.args ?? []));
+  }
+
+  /** A read whose rows come as arrays of values in column order (hot paths: no object per row). */
+  values(stmt: Stmt | string): Promise<unknown[][]> {
+    const s = norm(stmt);
+    return this.#enqueueHere(() => this.#backend.values(s.sql, s.args ?? []));
   }
 
   /** A write transaction on this thread's connection (the task state: short, and read at once by the gate). */

@@ -24,30 +24,15 @@ export function busyError(e: unknown): boolean {
 /** Settings of every local connection (acknowledged writes survive power loss; references are checked). */
 export const CONNECTION_PRAGMAS: readonly string[] = ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"];
 
-/** An argument that stands for the first value of the first row a previous step of a script returned. */
-export interface FromStep {
-  from_step: number;
-}
-
-/** One statement of a script (`Database.script`): its arguments may refer to earlier steps' results. */
+/** One statement of a script (`Database.script`). */
 export interface ScriptStep {
   sql: string;
-  args: readonly (InValue | FromStep)[];
+  args: InArgs;
 }
 
-/** Runs a script's steps in order on `run`, filling `from_step` arguments; returns each step's rows. */
+/** Runs a script's steps in order on `run`; returns each step's rows. */
 export async function runScript(steps: readonly ScriptStep[], run: (sql: string, args: InArgs) => Promise<ResultRows> | ResultRows): Promise<ResultRows[]> {
   const out: ResultRows[] = [];
-  for (const step of steps) {
-    const args = step.args.map((a) => {
-      if (a !== null && typeof a === "object" && "from_step" in a) {
-        const row = out[a.from_step]?.rows[0];
-        if (!row) throw new Error(`script step ${a.from_step} returned no row to use`);
-        return row[0] as InValue;
-      }
-      return a as InValue;
-    });
-    out.push(await run(step.sql, args));
-  }
+  for (const step of steps) out.push(await run(step.sql, step.args));
   return out;
 }

@@ -1,13 +1,15 @@
 /**
- * Builds `memory_index` from the memories a root already holds (a root made before the index
- * existed): in batches, each in its own write transaction that reads how far the index got and
- * moves that mark on, so an interrupted rebuild resumes where it stopped and two processes opening
- * the root at once never index a record twice. Long bodies are read from raw_data/ whole (checked
- * against their digest). When every record is in, the old index is dropped.
+ * Builds the memory index (its slices, src/memory/slices.ts) from the memories a root already
+ * holds (a root made before the index had its current form): in batches, each in its own write
+ * transaction that reads how far the index got and moves that mark on, so an interrupted rebuild
+ * resumes where it stopped and two processes opening the root at once never index a record twice.
+ * Long bodies are read from raw_data/ whole (checked against their digest). When every record is
+ * in, the old index is dropped.
  */
 import { readBlob } from "../store/blobs.ts";
 import type { Database } from "./db.ts";
 import { indexColumns } from "./segment.ts";
+import { indexSteps, SLICE_SIZE_SQL, sliceSizeOf } from "./slices.ts";
 
 const BATCH = 500;
 const DONE = "done";
@@ -18,14 +20,13 @@ export async function rebuildMemoryIndex(db: Database, rawDir: string): Promise<
     const finished = await db.write(async (tx) => {
       const mark = (await tx.execute("SELECT value FROM root_meta WHERE key = 'memory_index_from'")).rows[0]?.value;
       if (mark === undefined || mark === DONE) return true;
+      const size = sliceSizeOf((await tx.execute(SLICE_SIZE_SQL)).rows);
       const from = Number(mark);
       const rows = (await tx.execute({ sql: "SELECT seq, type, title, content, keywords, raw_ref, sha256 FROM memories WHERE seq > ? ORDER BY seq LIMIT ?", args: [from, BATCH] })).rows;
       for (const r of rows) {
         const content = r.raw_ref === null ? String(r.content) : new TextDecoder().decode(readBlob(rawDir, String(r.raw_ref), String(r.sha256), `raw body of memory ${String(r.seq)}`));
-        await tx.execute({
-          sql: "INSERT INTO memory_index(rowid, title, body, keywords, chars, kind) VALUES (?, ?, ?, ?, ?, ?)",
-          args: [Number(r.seq), ...indexColumns({ title: String(r.title), content, keywords: JSON.parse(String(r.keywords)) as string[], type: String(r.type) })],
-        });
+        const columns = indexColumns({ title: String(r.title), content, keywords: JSON.parse(String(r.keywords)) as string[], type: String(r.type) });
+        for (const step of indexSteps(Number(r.seq), size, columns)) await tx.execute(step);
       }
       indexed += rows.length;
       if (rows.length < BATCH) {

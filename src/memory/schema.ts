@@ -4,6 +4,7 @@
  * processes opening a new root at once cannot both apply one).
  */
 import type { Database } from "./db.ts";
+import { DEFAULT_SLICE_SIZE, SLICE_SIZE_KEY } from "./slices.ts";
 
 export interface Migration {
   version: number;
@@ -209,6 +210,17 @@ export const MIGRATIONS: Migration[] = [
         content='', contentless_delete=1,
         tokenize='porter unicode61 remove_diacritics 2'
       )`,
+      `INSERT INTO root_meta(key, value) VALUES ('memory_index_from', '0')
+        ON CONFLICT(key) DO UPDATE SET value = '0'`,
+    ],
+  },
+  {
+    version: 5,
+    name: "memory index in slices of 50,000 (bm25's term counts bounded by a slice, not the whole memory)",
+    sql: [
+      // the slices are made as memories arrive (src/memory/slices.ts) and filled by rebuildMemoryIndex
+      `DROP TABLE IF EXISTS memory_index`,
+      `INSERT INTO root_meta(key, value) VALUES ('${SLICE_SIZE_KEY}', '${DEFAULT_SLICE_SIZE}') ON CONFLICT(key) DO NOTHING`,
       `INSERT INTO root_meta(key, value) VALUES ('memory_index_from', '0')
         ON CONFLICT(key) DO UPDATE SET value = '0'`,
     ],

@@ -21,6 +21,7 @@ import type { SqlExec } from "../store/sql.ts";
 import type { Database, ScriptStep, Tx } from "./db.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { indexColumns } from "./segment.ts";
+import { indexSteps, sliceOf } from "./slices.ts";
 
 export interface Searcher {
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
@@ -32,8 +33,13 @@ export interface LibsqlMemoryOptions {
   /** The root's `raw_data/` directory. */
   rawDir: string;
   searcher: Searcher;
+  /** The database's index slice size (root_meta; see slices.ts). */
+  sliceSize: number;
   crash?: CrashPoint;
 }
+
+/** The number of the last memory ever saved (numbers are never reused). */
+const LAST_SEQ_SQL = "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0) AS n";
 
 type Row = Record<string, unknown>;
 
@@ -60,8 +66,10 @@ export class LibsqlMemory implements MemoryStore {
   readonly #rawDir: string;
   readonly #searcher: Searcher;
   readonly #crash: CrashPoint;
+  readonly #sliceSize: number;
 
   constructor(options: LibsqlMemoryOptions) {
+    this.#sliceSize = options.sliceSize;
     this.#db = options.db;
     this.#rawDir = options.rawDir;
     this.#searcher = options.searcher;
@@ -100,27 +108,36 @@ export class LibsqlMemory implements MemoryStore {
       return ids;
     }
     const prepared = recs.map((r) => this.#prepare(r));
-    const discard = () => {
-      for (const p of prepared) if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
-    };
-    const steps: ScriptStep[] = [];
-    recs.forEach((rec, i) => {
-      const p = prepared[i]!;
-      const at = steps.length;
-      steps.push({ sql: `INSERT INTO memories(type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?) RETURNING seq`, args: rowArgs(rec, p) });
-      steps.push({ sql: "INSERT INTO memory_index(rowid, title, body, keywords, chars, kind) VALUES (?, ?, ?, ?, ?, ?)", args: [{ from_step: at }, ...indexColumns(rec)] });
-    });
     try {
-      const before = await this.#db.execute("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0) AS n");
-      const count = Number(before.rows[0]!.n);
-      if (count + recs.length > LIMITS.memories_per_root) {
-        throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, count + recs.length, "memories");
+      // The numbers are chosen here, so each record's index slice is known when the script is
+      // written; another writer that took them first makes the insert fail on the key: read again.
+      for (let attempt = 1; ; attempt++) {
+        const last = Number((await this.#db.execute(LAST_SEQ_SQL)).rows[0]!.n);
+        if (last + recs.length > LIMITS.memories_per_root) {
+          throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, last + recs.length, "memories");
+        }
+        const steps: ScriptStep[] = [];
+        recs.forEach((rec, i) => {
+          const seq = last + 1 + i;
+          steps.push({
+            sql: `INSERT INTO memories(seq, type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
+            args: [seq, ...rowArgs(rec, prepared[i]!)],
+          });
+          // the slice's table is made by the first of its records in this script
+          const index = indexSteps(seq, this.#sliceSize, indexColumns(rec));
+          steps.push(...(i === 0 || sliceOf(seq, this.#sliceSize) !== sliceOf(seq - 1, this.#sliceSize) ? index : index.slice(1)));
+        });
+        try {
+          await this.#db.script(steps);
+        } catch (e) {
+          if (attempt < 8 && /UNIQUE constraint failed: memories\.seq/.test(String((e as Error)?.message))) continue;
+          throw e;
+        }
+        this.#crash("memory.after_commit");
+        return recs.map((_, i) => memoryId(last + 1 + i));
       }
-      const results = await this.#db.script(steps);
-      this.#crash("memory.after_commit");
-      return results.filter((_, k) => k % 2 === 0).map((r) => memoryId(Number(r.rows[0]![0])));
     } catch (e) {
-      discard();
+      for (const p of prepared) if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
       throw e;
     }
   }
@@ -174,25 +191,25 @@ export class LibsqlMemory implements MemoryStore {
     if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) {
       throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, seq, "memories");
     }
-    await tx.run("INSERT INTO memory_index(rowid, title, body, keywords, chars, kind) VALUES (?, ?, ?, ?, ?, ?)", [seq, ...indexColumns(rec)]);
+    for (const step of indexSteps(seq, this.#sliceSize, indexColumns(rec))) await tx.run(step.sql, step.args);
     this.#crash("memory.before_commit");
     return { result: { record: this.#toRecord(row, rec.content), created: true } };
   }
 
   async #byDedupeKey(key: string): Promise<MemoryRecord | null> {
-    const rs = await this.#db.execute({ sql: "SELECT * FROM memories WHERE dedupe_key = ?", args: [key] });
+    const rs = await this.#db.read({ sql: "SELECT * FROM memories WHERE dedupe_key = ?", args: [key] });
     return rs.rows[0] ? this.#toRecord(rs.rows[0]) : null;
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
     const seq = parseMemoryId(id);
     if (seq === null) return null;
-    const rs = await this.#db.execute({ sql: "SELECT * FROM memories WHERE seq = ?", args: [seq] });
+    const rs = await this.#db.read({ sql: "SELECT * FROM memories WHERE seq = ?", args: [seq] });
     return rs.rows[0] ? this.#toRecord(rs.rows[0]) : null;
   }
 
   async recent(taskId: string, limit: number): Promise<MemoryHit[]> {
-    const rs = await this.#db.execute({
+    const rs = await this.#db.read({
       sql: `SELECT ${HIT_COLUMNS} FROM memories m WHERE m.task_id = ? ORDER BY m.seq DESC LIMIT ?`,
       args: [taskId, limit],
     });
@@ -200,7 +217,7 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   async stateRecords(limit: number): Promise<MemoryRecord[]> {
-    const rs = await this.#db.execute({
+    const rs = await this.#db.read({
       sql: `SELECT * FROM memories
             WHERE dedupe_key LIKE 'checkpoint:%' OR dedupe_key LIKE 'outcome:%'
             ORDER BY seq DESC LIMIT ?`,

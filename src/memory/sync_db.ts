@@ -115,10 +115,32 @@ export class SyncDb {
     }
   }
 
+  /** Runs one reading statement now; its rows as arrays of values, in column order (no objects made: for hot paths). */
+  valuesSync(sql: string, args: InArgs = []): unknown[][] {
+    this.#heal();
+    const p = this.#prepare(sql);
+    if (!p.reader) throw new Error("valuesSync is for statements that return rows");
+    try {
+      return (p.stmt.all as (...a: unknown[]) => unknown[][])(...args);
+    } catch (e) {
+      if (!busyError(e)) this.#stmts.delete(sql);
+      throw e;
+    }
+  }
+
   /** Runs one statement, retrying a busy answer until the busy timeout (with timers when `asyncBusy`). */
-  async run(sql: string, args: InArgs = []): Promise<ResultRows> {
-    if (!this.#o.asyncBusy || this.#inTx) return this.#giveUpPoisons(() => this.runSync(sql, args));
-    return this.#retryBusy(() => this.runSync(sql, args));
+  run(sql: string, args: InArgs = []): Promise<ResultRows> {
+    return this.#withBusy(() => this.runSync(sql, args));
+  }
+
+  /** `valuesSync`, retrying a busy answer like `run`. */
+  values(sql: string, args: InArgs = []): Promise<unknown[][]> {
+    return this.#withBusy(() => this.valuesSync(sql, args));
+  }
+
+  async #withBusy<T>(op: () => T): Promise<T> {
+    if (!this.#o.asyncBusy || this.#inTx) return this.#giveUpPoisons(op);
+    return this.#retryBusy(op);
   }
 
   async begin(): Promise<void> {

@@ -59,7 +59,7 @@ export const S = {
     query: shortText(),
     limit: v.optional(positiveInt(LIMITS.search_limit)),
     type: v.optional(v.pipe(v.string(), v.maxLength(40))),
-    cursor: v.optional(v.pipe(v.string(), v.regex(/^o[0-9a-z]{1,10}$/, "cursor must be a next_cursor value from an earlier search"))),
+    cursor: v.optional(v.pipe(v.string(), v.regex(/^[or][0-9a-z]{1,11}$/, "cursor must be a next_cursor value from an earlier search"))),
   }),
   memoryGet: params({ id: v.pipe(v.string(), v.regex(/^S_\d{1,15}$/, "a memory id looks like S_0001")) }),
 };

@@ -8,34 +8,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { termClass, type TermClass } from "../../src/memory/segment.ts";
 import { Root } from "../../src/root.ts";
+import { EN, KO, MIXED, rng, sentence, ZH } from "../fixtures/mixed_corpus.ts";
 import { removeDir, tempDir } from "../helpers.ts";
-
-/** A small deterministic generator (mulberry32), so the corpus is the same on every run. */
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const ZH = ["接口", "适配", "供应商", "阶段", "下一步", "数据库", "检索", "测试", "部署", "配置", "日志", "任务", "权限", "缓存", "服务器", "用户", "订单", "支付", "重试", "超时", "记忆", "检查点"];
-const KO = ["서버", "로그", "작업", "데이터베이스", "설정", "배포", "테스트", "사용자", "결제", "재시도", "시간초과", "권한", "캐시", "주문", "검색", "기억"];
-const EN = ["adapter", "supplier", "payment", "retry", "timeout", "deploy", "cache", "index", "checkpoint", "memory", "server", "auth", "token", "queue", "schema", "migration", "search", "parser", "lease", "turn"];
-const JOIN_ZH = ["的", "和", "把", "在", "了", "："];
-const JOIN_KO = ["를", "을", "에서", "의", "와", "는"];
-const MIXED = ["API接口", "HTTP服务器", "DB설정", "OAuth권한", "v2适配", "JSON로그"];
-
-function sentence(r: () => number): string {
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
-  const kind = r();
-  if (kind < 0.35) return Array.from({ length: 3 + Math.floor(r() * 4) }, () => pick(ZH) + pick(JOIN_ZH)).join("") + "。";
-  if (kind < 0.65) return Array.from({ length: 3 + Math.floor(r() * 4) }, () => pick(KO) + pick(JOIN_KO)).join(" ") + ".";
-  if (kind < 0.9) return Array.from({ length: 4 + Math.floor(r() * 6) }, () => pick(EN)).join(" ") + ".";
-  return `${pick(MIXED)} ${pick(EN)} ${pick(ZH)}${pick(JOIN_ZH)}${pick(KO)}`;
-}
 
 interface Doc {
   id: string;
