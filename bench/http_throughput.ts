@@ -37,20 +37,28 @@ function firstLine(child: ReturnType<typeof spawn>): Promise<string> {
 
 const root = mkdtempSync(join(tmpdir(), "longrun-bench-http-"));
 const lr = spawn(BIN, ["http", "--root", root, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+let bare: ReturnType<typeof spawn> | null = null;
+process.on("exit", () => {
+  lr.kill("SIGKILL");
+  bare?.kill("SIGKILL");
+});
 const { url, token_file } = JSON.parse(await firstLine(lr));
-const tokens = JSON.parse(readFileSync(token_file, "utf8")).tokens;
+const tokenFile = JSON.parse(readFileSync(token_file, "utf8"));
+const tokens = { host: String(tokenFile.host_token), agent: String(tokenFile.agent_token) };
 const rpc = async (token: string, method: string, params: Record<string, unknown>) => {
   const res = await fetch(`${url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
   return res.text();
 };
-await rpc(tokens.host, "task.start", { title: "bench" });
-await rpc(tokens.host, "writes.enable", { reason: "bench" });
+for (const [m, p] of [["task.start", { description: "bench" }], ["writes.enable", { reason: "bench", ttl_seconds: 3600 }]] as const) {
+  const a = await rpc(tokens.host, m, p);
+  if (!a.includes('"result"')) throw new Error(`${m}: ${a}`);
+}
 const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "writes.require", params: { action: "write a file" } });
 const answer = await rpc(tokens.agent, "writes.require", JSON.parse(body).params);
 if (!answer.includes('"result"')) throw new Error(`writes.require was not granted: ${answer}`);
 const lrPort = Number(new URL(url).port);
 
-const bare = spawn(BARE, [], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, LONGRUN_BENCH_BODY: answer } });
+bare = spawn(BARE, [], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, LONGRUN_BENCH_BODY: answer } });
 const barePort = Number(await firstLine(bare));
 
 function load(port: number): number {

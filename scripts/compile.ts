@@ -33,7 +33,9 @@ const outfile = process.argv[2] ?? "dist/longrun";
 // The shipped build has crash points compiled out; `--crash-points` keeps them for the crash tests.
 const build = process.argv.includes("--crash-points") ? "crashtest" : "release";
 const result = await Bun.build({
-  entrypoints: ["src/main.ts", "src/memory/worker.ts", "src/memory/writer_worker.ts"],
+  // the entry; the bundles runtime/load.ts loads (a hook loads its own, and the root or the
+  // installer only when it needs them); the Workers
+  entrypoints: ["src/main.ts", "src/hooks/command.ts", "src/cli/main.ts", "src/root.ts", "src/hooks/install.ts", "src/memory/worker.ts", "src/memory/writer_worker.ts"],
   compile: { outfile },
   minify: true,
   bytecode: true,

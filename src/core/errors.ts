@@ -41,6 +41,12 @@ export class LongrunError extends Error {
 export type GateReason = "read_only" | "stale_lease" | "out_of_scope" | "expired" | "uses_exhausted" | "not_in_progress";
 
 /** A write was refused: no lease, a lease from another turn, or an action outside the lease's scope. */
+/** The `kind` of a longrun error, also for one made by another bundle's copy of these classes (runtime/load.ts); null for anything else. */
+export function errorKind(e: unknown): ErrorKind | null {
+  const kind = (e as { kind?: unknown } | null)?.kind;
+  return e instanceof Error && typeof kind === "string" && kind in ERROR_CODES ? (kind as ErrorKind) : null;
+}
+
 export class WriteGateViolation extends LongrunError {
   constructor(
     message: string,

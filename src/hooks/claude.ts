@@ -13,13 +13,15 @@
  *   something to say. PreCompact: a progress checkpoint (the task keeps running, the lease stands).
  */
 import { PROGRESS_KIND, TaskContract } from "../core/contract.ts";
-import { CheckpointWriteError, LongrunError, WriteGateViolation } from "../core/errors.ts";
+import { errorKind, LongrunError, WriteGateViolation } from "../core/errors.ts";
 import type { MemoryStore } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
 import { existsSync } from "node:fs";
 import { NoActiveTaskError } from "../core/errors.ts";
 import type { StateStore } from "../core/ports.ts";
+import { loadOwn } from "../runtime/load.ts";
 import { openSyncSqlite, syncConn } from "../runtime/sqlite.ts";
+import type { Root } from "../root.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
@@ -159,8 +161,8 @@ function leaseLine(t: TaskState, marker: string): string {
 }
 
 /** Opens the full root (libSQL, memory) only on the paths that need memory. */
-async function openRoot(root: string, lockTimeoutMs: number) {
-  const { Root } = await import("../root.ts");
+async function openRoot(root: string, lockTimeoutMs: number): Promise<Root> {
+  const { Root } = await loadOwn<typeof import("../root.ts")>("root");
   return Root.open(root, { searchInWorker: false, lockTimeoutMs });
 }
 
@@ -174,7 +176,8 @@ export async function userPromptSubmit(input: HookInput, root: string, config: H
   try {
     return await beginTurn(prompt, approval, root, config);
   } catch (e) {
-    const why = e instanceof LongrunError ? `${e.kind}: ${e.message}` : (e as Error).message;
+    const kind = errorKind(e);
+    const why = kind ? `${kind}: ${(e as Error).message}` : (e as Error).message;
     return blockPrompt(`could not begin this turn (${why}), so the prompt was not sent; send it again, or run \`longrun status --root ${root}\` to see what is wrong`);
   }
 }
@@ -281,7 +284,7 @@ export async function stop(input: HookInput, root: string): Promise<HookOutput> 
       return null;
     } catch (e) {
       await contract.endTurn("turn ended (Stop); checkpoint failed").catch(() => {});
-      if (e instanceof CheckpointWriteError) return { systemMessage: `longrun: ${e.message}` };
+      if (errorKind(e) === "checkpoint_write_error") return { systemMessage: `longrun: ${(e as Error).message}` };
       throw e;
     } finally {
       await r.close();

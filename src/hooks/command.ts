@@ -13,6 +13,7 @@ import { readFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, userPromptSubmit } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
+import { loadOwn } from "../runtime/load.ts";
 
 /** How long each hook may take before it answers on its own (installed timeouts are far longer). */
 export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = {
@@ -122,7 +123,7 @@ export async function runHook(args: string[]): Promise<number> {
   const [a, b] = positionals;
   if (a === "claude" && b && positionals.length === 2) return runClaudeHook(b, values.root);
   if ((a === "install" || a === "uninstall") && b === "claude" && positionals.length === 2) {
-    const { installClaudeHooks, uninstallClaudeHooks } = await import("./install.ts");
+    const { installClaudeHooks, uninstallClaudeHooks } = await loadOwn<typeof import("./install.ts")>("hooks/install");
     return a === "install" ? installClaudeHooks(values.root ?? process.cwd()) : uninstallClaudeHooks(values.root ?? process.cwd());
   }
   process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR] | longrun hook uninstall claude [--root DIR]\n");

@@ -40,6 +40,8 @@ interface Backend {
   read(sql: string, args: InArgs): Promise<ResultRows>;
   /** A read whose rows come as arrays of values (this thread's connection where there are two). */
   values(sql: string, args: InArgs): Promise<unknown[][]>;
+  /** `PRAGMA data_version` of this thread's connection. */
+  dataVersion(): Promise<number>;
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** A transaction on this thread's connection. */
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
@@ -78,6 +80,9 @@ class InlineBackend implements Backend {
   values(sql: string, args: InArgs) {
     return this.db.values(sql, args);
   }
+  dataVersion() {
+    return this.db.dataVersion();
+  }
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return inlineWrite(this.db, fn);
   }
@@ -111,6 +116,9 @@ class WorkerBackend implements Backend {
   }
   values(sql: string, args: InArgs) {
     return this.reader.values(sql, args);
+  }
+  dataVersion() {
+    return this.reader.dataVersion();
   }
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     await this.writer.request({ op: "begin", conn: this.conn });
@@ -148,6 +156,9 @@ class RemoteBackend implements Backend {
   async values(sql: string, args: InArgs): Promise<unknown[][]> {
     const rs = await this.client.execute({ sql, args: [...args] as never });
     return rs.rows.map((r) => Array.from(r as ArrayLike<unknown>));
+  }
+  async dataVersion(): Promise<number> {
+    return Number((await this.client.execute("PRAGMA data_version")).rows[0]?.[0] ?? -1);
   }
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const tx = await this.client.transaction("write");
@@ -264,6 +275,11 @@ export class Database {
   read(stmt: Stmt | string): Promise<ResultRows> {
     const s = norm(stmt);
     return this.#enqueueHere(() => this.#backend.read(s.sql, s.args ?? []));
+  }
+
+  /** `PRAGMA data_version` on this thread's connection (the state cache's check, on every gate call). */
+  dataVersion(): Promise<number> {
+    return this.#enqueueHere(() => this.#backend.dataVersion());
   }
 
   /** A read whose rows come as arrays of values in column order (hot paths: no object per row). */

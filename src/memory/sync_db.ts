@@ -115,6 +115,16 @@ export class SyncDb {
     }
   }
 
+  /**
+   * `PRAGMA data_version` now: it changes when another connection commits (this connection's
+   * own commits leave it). The cheapest read there is: one row, read with `get`, no objects.
+   */
+  dataVersionSync(): number {
+    this.#heal();
+    const p = this.#prepare("PRAGMA data_version");
+    return Number((p.stmt.get as () => unknown[])()[0]);
+  }
+
   /** Runs one reading statement now; its rows as arrays of values, in column order (no objects made: for hot paths). */
   valuesSync(sql: string, args: InArgs = []): unknown[][] {
     this.#heal();
@@ -131,6 +141,11 @@ export class SyncDb {
   /** Runs one statement, retrying a busy answer until the busy timeout (with timers when `asyncBusy`). */
   run(sql: string, args: InArgs = []): Promise<ResultRows> {
     return this.#withBusy(() => this.runSync(sql, args));
+  }
+
+  /** `dataVersionSync`, retrying a busy answer like `run`. */
+  dataVersion(): Promise<number> {
+    return this.#withBusy(() => this.dataVersionSync());
   }
 
   /** `valuesSync`, retrying a busy answer like `run`. */

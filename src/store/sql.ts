@@ -14,6 +14,8 @@ export interface SqlExec {
 }
 
 export interface SqlConn extends SqlExec {
+  /** `PRAGMA data_version` by the connection's cheapest path, where it has one. */
+  dataVersion?(): Promise<number>;
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back when it throws. */
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
 }
@@ -25,6 +27,7 @@ export interface SqlConn extends SqlExec {
 export function libsqlConn(db: Database): SqlConn {
   return {
     run: async (sql, args = []) => (await db.read({ sql, args: [...args] })).rows as unknown as SqlRow[],
+    dataVersion: () => db.dataVersion(),
     write: (fn) => db.writeHere((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
   };
 }

@@ -51,7 +51,8 @@ export class DbStateStore implements StateStore {
 
   async load(): Promise<TaskState | null> {
     if (!this.#o.cache) return this.#read(this.#o.conn);
-    const dv = Number((await this.#o.conn.run("PRAGMA data_version"))[0]?.data_version ?? -1);
+    const conn = this.#o.conn;
+    const dv = conn.dataVersion ? await conn.dataVersion() : Number((await conn.run("PRAGMA data_version"))[0]?.data_version ?? -1);
     if (this.#cache && this.#cache.dv === dv) return this.#cache.state;
     const state = await this.#read(this.#o.conn);
     this.#cache = { dv, state: state && deepFreeze(state) };

@@ -1,0 +1,13 @@
+/**
+ * Loads a module of this program by its path under src/ (`"root"`, `"cli/main"`), from the
+ * sources or, in the compiled executable, from its embedded bundle (scripts/compile.ts makes each
+ * such module an entry point of its own). The path is computed, so the bundler leaves the module
+ * out of the bundle that loads it: a hook process never loads the servers' code unless it needs it.
+ * Two bundles hold two copies of shared classes, so errors that cross one are told by `kind`
+ * (core/errors.ts `errorKind`), never by `instanceof`.
+ */
+export function loadOwn<T>(path: string): Promise<T> {
+  const self = process.argv[1] ?? "";
+  const url = self.startsWith("/$bunfs/") ? `${self.slice(0, self.lastIndexOf("/"))}/${path}.js` : new URL(`../${path}.ts`, import.meta.url).href;
+  return import(url) as Promise<T>;
+}
