@@ -133,9 +133,12 @@ export class TaskContract {
   }
 
   /** The current task, or null; with the pending checkpoint, if one waits. */
-  async status(): Promise<{ task: TaskState | null; pending_checkpoint: PendingInfo | null }> {
-    const task = await this.#d.state.load();
-    return { task, pending_checkpoint: await this.#pendingInfo() };
+  async status(taskId?: string): Promise<{ task: TaskState | null; pending_checkpoint: PendingInfo | null }> {
+    const current = await this.#d.state.load();
+    if (taskId === undefined || current?.task_id === taskId) return { task: current, pending_checkpoint: await this.#pendingInfo() };
+    const task = await this.#d.state.loadTask(taskId);
+    if (!task) throw new NotFoundError("task", taskId, "; task.list shows the tasks of this root");
+    return { task, pending_checkpoint: null };
   }
 
   async #pendingInfo(): Promise<PendingInfo | null> {
@@ -154,16 +157,19 @@ export class TaskContract {
    * I1: searches this root's memory (given keywords, else keywords from the description) before
    * any state is created, then creates the task: in_progress, read-only, turn 1.
    */
-  async startTask(description: string, keywords?: readonly string[]): Promise<{ task: TaskState; memories: MemoryHit[] }> {
-    const before = await this.#d.state.load();
-    this.#refuseActive(before);
+  /**
+   * Starts a task and makes it the root's current task (read-only, turn 1). A task that was
+   * current and is still open goes on in the background (its runs keep running), but its lease
+   * ends here: a lease never moves from one task to another. The new task inherits nothing.
+   */
+  async startTask(description: string, keywords?: readonly string[]): Promise<{ task: TaskState; memories: MemoryHit[]; previous_task: string | null }> {
+    await this.#d.state.load(); // an unreadable current state is state_corrupt before any search
     const terms = normalizeKeywords(keywords) ?? extractKeywords(description);
     // Even when no keyword can be extracted the search runs (on the description itself): an
     // empty result is fine, a skipped search is not.
     const found = await this.#d.memory.search(terms.length ? terms : description, { limit: CONTEXT_MEMORIES });
     return this.#d.state.transact(async (tx) => {
       const existing = await tx.load();
-      this.#refuseActive(existing);
       const now = this.#now();
       const at = now.toISOString();
       const state = newTaskState(
@@ -177,20 +183,69 @@ export class TaskContract {
         },
         at,
       );
+      const previous = existing && !isTerminal(existing.status) ? await this.#leaveCurrent(tx, existing, `task ${state.task_id} became the current task`, now) : existing;
       this.#setStatus(state, "in_progress", "start_task", now);
-      await this.#commit(tx, existing, state, now);
-      return { task: state, memories: found.hits };
+      await this.#commit(tx, previous, state, now);
+      return { task: state, memories: found.hits, previous_task: existing && !isTerminal(existing.status) ? existing.task_id : null };
     });
   }
 
-  #refuseActive(existing: TaskState | null): void {
-    if (existing && !isTerminal(existing.status)) {
-      throw new ConflictError(
-        `Task not started: task ${existing.task_id} is still ${existing.status} in this root; ` +
-          `finish it (task.finish) or fail it (task.transition to failed) first, or use another root`,
-        { reason: "task_active", task_id: existing.task_id, status: existing.status },
-      );
+  /** The current task stops being current: its lease ends (the turn ends for it); it keeps its status. */
+  async #leaveCurrent(tx: StateTx, live: TaskState, why: string, now: Date): Promise<TaskState> {
+    const next = revokeLease(cloneState(live), why, now);
+    next.version = live.version + 1;
+    next.updated_at = now.toISOString();
+    await tx.saveTask(next, live.version);
+    return next;
+  }
+
+  /**
+   * Makes another open task of the root the current one. The turn ends: the task left behind
+   * loses its lease, and the task switched to starts read-only (a lease never moves between tasks).
+   */
+  switchTask(taskId: string, reason = "switched"): Promise<TaskState> {
+    return this.#d.state.transact(async (tx) => {
+      const existing = await tx.load();
+      if (existing?.task_id === taskId) return existing;
+      const target = await tx.loadTask(taskId);
+      if (!target) throw new NotFoundError("task", taskId, "; task.list shows the tasks of this root");
+      if (isTerminal(target.status)) {
+        throw new ConflictError(`Task ${taskId} is ${target.status}; a finished task cannot become current again (task.start begins a new one)`, {
+          reason: "task_finished",
+          task_id: taskId,
+          status: target.status,
+        });
+      }
+      const now = this.#now();
+      if (existing && !isTerminal(existing.status)) await this.#leaveCurrent(tx, existing, `switched to task ${taskId}`, now);
+      const next = revokeLease(cloneState(target), `became current again (${reason})`, now);
+      next.version = target.version + 1;
+      next.updated_at = now.toISOString();
+      await tx.saveTask(next, target.version);
+      await tx.setCurrent(taskId);
+      return next;
+    });
+  }
+
+  /** The task a call addresses: the current one, or another by id (which must exist). */
+  async #target(tx: StateTx, taskId: string | undefined): Promise<{ live: TaskState; current: boolean }> {
+    const current = await tx.load();
+    if (taskId === undefined || current?.task_id === taskId) {
+      if (!current) throw new NoActiveTaskError();
+      return { live: current, current: true };
     }
+    const live = await tx.loadTask(taskId);
+    if (!live) throw new NotFoundError("task", taskId, "; task.list shows the tasks of this root");
+    return { live, current: false };
+  }
+
+  /** Saves a change of the addressed task: the current one by `#commit`, another by its own version. */
+  async #commitTarget(tx: StateTx, live: TaskState, next: TaskState, now: Date, current: boolean): Promise<TaskState> {
+    if (current) return this.#commit(tx, live, next, now);
+    next.version = live.version + 1;
+    next.updated_at = now.toISOString();
+    await tx.saveTask(next, live.version);
+    return next;
   }
 
   /** Host side: a new user message began. Advances the turn and revokes any lease. */
@@ -299,14 +354,15 @@ export class TaskContract {
    * A whitelisted status change; leaving in_progress revokes the lease. Leaving
    * waiting_verification is the verifier's decision: the host's, never the agent's.
    */
-  transition(to: TaskStatus, reason: string, by: Actor = "host"): Promise<TaskState> {
+  transition(to: TaskStatus, reason: string, by: Actor = "host", taskId?: string): Promise<TaskState> {
     return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
+      const { live, current } = await this.#target(tx, taskId);
       refuseSelfVerification(live, by, `task.transition to ${to}`);
+      if (isTerminal(to)) await refuseOpenRuns(tx, live, `task.transition to ${to}`);
       const now = this.#now();
       const next = cloneState(live);
       this.#setStatus(next, to, reason, now);
-      return this.#commit(tx, live, next, now);
+      return this.#commitTarget(tx, live, next, now, current);
     });
   }
 
@@ -529,11 +585,12 @@ export class TaskContract {
   }
 
   /** Completes the task: the outcome record and the completed state commit together. */
-  finish(summary = "", by: Actor = "host"): Promise<{ task: TaskState; memory_id: string }> {
+  finish(summary = "", by: Actor = "host", taskId?: string): Promise<{ task: TaskState; memory_id: string }> {
     return this.#d.state.transact(async (tx) => {
-      const live = await this.#mustLoad(tx);
+      const { live, current } = await this.#target(tx, taskId);
       refuseSelfVerification(live, by, "task.finish");
       assertTransition(live.status, "completed");
+      await refuseOpenRuns(tx, live, "task.finish");
       const now = this.#now();
       const next = cloneState(live);
       this.#setStatus(next, "completed", "finish", now);
@@ -565,10 +622,25 @@ export class TaskContract {
           cause,
         );
       }
-      await this.#commit(tx, live, next, now);
+      await this.#commitTarget(tx, live, next, now, current);
       return { task: next, memory_id: memoryId };
     });
   }
+}
+
+/**
+ * A task ends only when its runs have: a run left running under a finished task could go on
+ * beginning effects. Checked in the transaction that ends the task (a run starts in one that
+ * checks the task is open), so neither can slip past the other.
+ */
+async function refuseOpenRuns(tx: StateTx, live: TaskState, what: string): Promise<void> {
+  const open = await tx.openRuns(live.task_id);
+  if (!open.length) return;
+  throw new ConflictError(
+    `Refused: ${what}: task ${live.task_id} still has ${open.length === 1 ? "a run" : "runs"} running or parked (${open.join(", ")}); ` +
+      `finish or cancel ${open.length === 1 ? "it" : "them"} first (run.finish, run.cancel), or call task.finish with cancel_runs: true`,
+    { reason: "open_runs", task_id: live.task_id, runs: open },
+  );
 }
 
 /** Leaving waiting_verification is the verifier's (the host's) decision, checked under the lock. */

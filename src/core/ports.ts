@@ -31,6 +31,14 @@ export interface StateTx {
    * (a checkpoint is one commit). Throws where memory is not open.
    */
   saveMemory(record: NewMemory): Promise<SaveResult>;
+  /** Any task of the root by id (the current one included), `null` when there is none. */
+  loadTask(taskId: string): Promise<TaskState | null>;
+  /** Writes a task that need not be the current one, if its stored version is still `expectedVersion`; it does not change which task is current. */
+  saveTask(state: TaskState, expectedVersion: number): Promise<void>;
+  /** Makes an existing task the root's current task. */
+  setCurrent(taskId: string): Promise<void>;
+  /** The runs of a task that are still running or parked (their ids). */
+  openRuns(taskId: string): Promise<string[]>;
 }
 
 export interface StateStore {
@@ -42,6 +50,20 @@ export interface StateStore {
    * saves commits together when it returns, or nothing does when it (or the commit) throws.
    */
   transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>;
+  /** Any task of the root by id, `null` when there is none. */
+  loadTask(taskId: string): Promise<TaskState | null>;
+  /** Every task of the root, newest first, with which one is current. */
+  list(): Promise<TaskSummary[]>;
+}
+
+export interface TaskSummary {
+  task_id: string;
+  description: string;
+  status: TaskState["status"];
+  turn_index: number;
+  access_mode: TaskState["access_mode"];
+  current: boolean;
+  updated_at: string;
 }
 
 /** A memory record to save. `dedupe_key` makes the save idempotent: a second save returns the first record. */

@@ -66,7 +66,13 @@ const NO_MEMORY: MemoryStore = new Proxy({} as MemoryStore, {
 
 /** A root with no database yet holds no task. */
 function noTaskStore(path: string): StateStore {
-  return { path, load: () => Promise.resolve(null), transact: () => Promise.reject(new NoActiveTaskError()) };
+  return {
+    path,
+    load: () => Promise.resolve(null),
+    loadTask: () => Promise.resolve(null),
+    list: () => Promise.resolve([]),
+    transact: () => Promise.reject(new NoActiveTaskError()),
+  };
 }
 
 /**

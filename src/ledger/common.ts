@@ -30,6 +30,7 @@ export const RUN_ID = prefixed("R");
 export const RECEIPT_ID = prefixed("RC");
 export const ADJUSTMENT_ID = prefixed("ADJ");
 export const CONTEXT_ID = prefixed("C");
+export const CHARGE_ID = prefixed("CH");
 
 /** The seq of an id, or `not_found` naming it. */
 export function seqOf(kind: ReturnType<typeof prefixed>, id: string, what: string): number {

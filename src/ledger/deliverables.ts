@@ -6,13 +6,23 @@
  *   names what it supersedes, and old versions stay readable), with separate preview / saved /
  *   exported / opened marks and per-attachment status (one broken attachment hides nothing else);
  * - externalised context: large results under raw_data/ by reference, read back by exact byte
- *   range with coverage, so a partial read never passes for a whole one.
+ *   range with coverage (per run), so a partial read never passes for a whole one; a ref belongs to
+ *   its task, and another task reads it only through an explicit share.
  */
 import { coverage, type Coverage, type Range } from "../core/ledger/coverage.ts";
 import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import { readBlob, removeBlob, writeBlob } from "../store/blobs.ts";
-import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import type { Authorization } from "./runs.ts";
+
+export interface AdjustmentEvent {
+  kind: "received" | "handed" | "satisfied";
+  run_id: string | null;
+  request_id: string | null;
+  artifact: string | null;
+  version: number | null;
+  at: string;
+}
 
 export interface Adjustment {
   adjustment_id: string;
@@ -20,8 +30,10 @@ export interface Adjustment {
   run_id: string | null;
   text: string;
   received_at: string;
+  /** The latest handoff and satisfaction; `history` keeps every one, in order. */
   handed: { request_id: string; run_id: string; at: string } | null;
   satisfied: { artifact: string; version: number; at: string } | null;
+  history: AdjustmentEvent[];
 }
 
 function toAdjustment(r: Row): Adjustment {
@@ -33,6 +45,7 @@ function toAdjustment(r: Row): Adjustment {
     received_at: String(r.received_at),
     handed: r.handed_at === null ? null : { request_id: String(r.handed_request_id), run_id: RUN_ID.format(Number(r.handed_run_seq)), at: String(r.handed_at) },
     satisfied: r.satisfied_at === null ? null : { artifact: String(r.satisfied_artifact), version: Number(r.satisfied_version), at: String(r.satisfied_at) },
+    history: [],
   };
 }
 
@@ -81,54 +94,122 @@ export class Deliverables {
   /** Host side: the user's words, stored exactly as given. */
   async receive(taskId: string, runId: string | null, text: string): Promise<Adjustment> {
     const runSeq = runId ? (await this.#runTask(runId)).seq : null;
-    const rs = await this.d.db.execute({
-      sql: "INSERT INTO adjustments(task_id, run_seq, text, received_at) VALUES (?, ?, ?, ?) RETURNING *",
-      args: [taskId, runSeq, text, this.#now()],
+    const at = this.#now();
+    const seq = await this.d.db.write(async (tx) => {
+      // the newest receipt and artifact version at this moment: only later ones can have answered it
+      const rs = await tx.execute({
+        sql: `INSERT INTO adjustments(task_id, run_seq, text, received_at, receipts_before, artifacts_before)
+              VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM receipts), (SELECT COALESCE(MAX(rowid), 0) FROM artifacts)) RETURNING seq`,
+        args: [taskId, runSeq, text, at],
+      });
+      const seq = Number(rs.rows[0]!.seq);
+      await tx.execute({ sql: "INSERT INTO adjustment_events(adjustment_seq, kind, run_seq, at) VALUES (?, 'received', ?, ?)", args: [seq, runSeq, at] });
+      return seq;
     });
-    return toAdjustment(rs.rows[0]!);
+    return this.#adjustment(ADJUSTMENT_ID.format(seq));
   }
 
   async #adjustment(id: string): Promise<Adjustment> {
-    const rs = await this.d.db.execute({ sql: "SELECT * FROM adjustments WHERE seq = ?", args: [seqOf(ADJUSTMENT_ID, id, "adjustment")] });
+    const seq = seqOf(ADJUSTMENT_ID, id, "adjustment");
+    const rs = await this.d.db.execute({ sql: "SELECT * FROM adjustments WHERE seq = ?", args: [seq] });
     if (!rs.rows.length) throw new NotFoundError("adjustment", id);
-    return toAdjustment(rs.rows[0]!);
+    return (await this.#withHistory([toAdjustment(rs.rows[0]!)]))[0]!;
   }
 
-  /** A request really carried the adjustment: which one, in which run (fenced by the run's epoch). */
+  async #withHistory(adjs: Adjustment[]): Promise<Adjustment[]> {
+    for (const a of adjs) {
+      const ev = await this.d.db.execute({ sql: "SELECT * FROM adjustment_events WHERE adjustment_seq = ? ORDER BY seq", args: [seqOf(ADJUSTMENT_ID, a.adjustment_id, "adjustment")] });
+      a.history = ev.rows.map((e) => ({
+        kind: String(e.kind) as AdjustmentEvent["kind"],
+        run_id: e.run_seq === null ? null : RUN_ID.format(Number(e.run_seq)),
+        request_id: str(e.request_id),
+        artifact: str(e.artifact),
+        version: e.version === null ? null : Number(e.version),
+        at: String(e.at),
+      }));
+    }
+    return adjs;
+  }
+
+  /**
+   * A request really carried the adjustment: which one, in which run (fenced by the run's epoch).
+   * The request must be recorded: a receipt of that run (record each model request with
+   * receipt.begin), so a handoff is evidence, not a free string. Every handoff is appended.
+   */
   async handoff(id: string, runId: string, epoch: number, requestId: string): Promise<Adjustment> {
     const adj = await this.#adjustment(id);
     const run = await this.#runTask(runId);
     if (run.task_id !== adj.task_id) {
       throw new ConflictError(`Adjustment ${id} belongs to task ${adj.task_id}, not to run ${runId}'s task ${run.task_id}`, { reason: "other_task" });
     }
+    const receiptSeq = RECEIPT_ID.parse(requestId);
     const at = this.#now();
     await this.d.db.write(async (tx) => {
       await fence(tx, run.seq, epoch, at);
+      const rc = receiptSeq === null ? null : (await tx.execute({ sql: "SELECT begun_at FROM receipts WHERE seq = ? AND run_seq = ?", args: [receiptSeq, run.seq] })).rows[0];
+      if (!rc) {
+        throw new NotFoundError("request", requestId, ` among run ${runId}'s receipts; record the model request with receipt.begin first and hand the adjustment to that receipt (RC_…)`);
+      }
+      const before = (await tx.execute({ sql: "SELECT receipts_before FROM adjustments WHERE seq = ?", args: [seqOf(ADJUSTMENT_ID, id, "adjustment")] })).rows[0]?.receipts_before;
+      if (before !== null && before !== undefined && receiptSeq! <= Number(before)) {
+        throw new ConflictError(`Refused: request ${requestId} began before adjustment ${id} was received (${adj.received_at}); it cannot have carried it: hand it to a later request`, {
+          reason: "request_before_adjustment",
+          request_id: requestId,
+        });
+      }
       await tx.execute({
         sql: "UPDATE adjustments SET handed_request_id = ?, handed_run_seq = ?, handed_at = ? WHERE seq = ?",
         args: [requestId, run.seq, at, seqOf(ADJUSTMENT_ID, id, "adjustment")],
+      });
+      await tx.execute({
+        sql: "INSERT INTO adjustment_events(adjustment_seq, kind, run_seq, request_id, at) VALUES (?, 'handed', ?, ?, ?)",
+        args: [seqOf(ADJUSTMENT_ID, id, "adjustment"), run.seq, requestId, at],
       });
     });
     return this.#adjustment(id);
   }
 
-  /** An artifact version addresses the adjustment. It must exist; it must have been handed first. */
+  /**
+   * An artifact version addresses the adjustment. It must exist, the adjustment must have been
+   * handed first, and the version must have been made after the adjustment was received (a report
+   * written before cannot address it). Every satisfaction is appended.
+   */
   async satisfy(id: string, artifact: string, version: number): Promise<Adjustment> {
     const adj = await this.#adjustment(id);
     if (!adj.handed) {
       throw new ConflictError(`Adjustment ${id} was never handed to a request (adjust.handoff), so nothing can have addressed it yet`, { reason: "not_handed" });
     }
-    await this.#version(adj.task_id, artifact, version);
-    await this.d.db.execute({
-      sql: "UPDATE adjustments SET satisfied_artifact = ?, satisfied_version = ?, satisfied_at = ? WHERE seq = ?",
-      args: [artifact, version, this.#now(), seqOf(ADJUSTMENT_ID, id, "adjustment")],
+    const v = await this.#version(adj.task_id, artifact, version);
+    const order = await this.d.db.execute({
+      sql: "SELECT a.artifacts_before AS before, (SELECT rowid FROM artifacts WHERE task_id = ? AND name = ? AND version = ?) AS at FROM adjustments a WHERE a.seq = ?",
+      args: [adj.task_id, artifact, version, seqOf(ADJUSTMENT_ID, id, "adjustment")],
+    });
+    const o = order.rows[0]!;
+    const madeBefore = o.before === null ? v.created_at <= adj.received_at : Number(o.at) <= Number(o.before);
+    if (madeBefore) {
+      throw new ConflictError(
+        `Refused: ${artifact}@${version} (created ${v.created_at}) was saved before adjustment ${id} was received (${adj.received_at}), so it cannot address it; ` +
+          `save a new version that addresses it, then satisfy with that one`,
+        { reason: "version_before_adjustment", artifact, version, created_at: v.created_at, received_at: adj.received_at },
+      );
+    }
+    const at = this.#now();
+    await this.d.db.write(async (tx) => {
+      await tx.execute({
+        sql: "UPDATE adjustments SET satisfied_artifact = ?, satisfied_version = ?, satisfied_at = ? WHERE seq = ?",
+        args: [artifact, version, at, seqOf(ADJUSTMENT_ID, id, "adjustment")],
+      });
+      await tx.execute({
+        sql: "INSERT INTO adjustment_events(adjustment_seq, kind, artifact, version, at) VALUES (?, 'satisfied', ?, ?, ?)",
+        args: [seqOf(ADJUSTMENT_ID, id, "adjustment"), artifact, version, at],
+      });
     });
     return this.#adjustment(id);
   }
 
   async adjustments(taskId: string): Promise<Adjustment[]> {
     const rs = await this.d.db.execute({ sql: "SELECT * FROM adjustments WHERE task_id = ? ORDER BY seq", args: [taskId] });
-    return rs.rows.map(toAdjustment);
+    return this.#withHistory(rs.rows.map(toAdjustment));
   }
 
   // --- artifacts -----------------------------------------------------------------------------
@@ -299,8 +380,25 @@ export class Deliverables {
     return { ref: CONTEXT_ID.format(seq), size: blob.size, sha256: blob.sha256, label: input.label };
   }
 
-  /** Exact bytes [offset, offset + length), and the coverage of everything read of this ref so far. */
-  async readContext(ref: string, offset: number, length: number | undefined, maxBytes: number): Promise<{
+  /** Lets another task read a context ref (refs belong to their task). Only the owning task may share. */
+  async shareContext(ref: string, ownerTask: string, withTask: string): Promise<{ ref: string; shared_with: string[] }> {
+    const seq = seqOf(CONTEXT_ID, ref, "context");
+    const rs = await this.d.db.execute({ sql: "SELECT task_id FROM contexts WHERE seq = ?", args: [seq] });
+    if (!rs.rows.length) throw new NotFoundError("context", ref);
+    if (String(rs.rows[0]!.task_id) !== ownerTask) {
+      throw new UnauthorizedError(`Refused: context ${ref} belongs to task ${String(rs.rows[0]!.task_id)}; only that task may share it`, { ref, task_id: String(rs.rows[0]!.task_id) });
+    }
+    await this.d.db.execute({ sql: "INSERT INTO context_shares(context_seq, task_id, shared_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", args: [seq, withTask, this.#now()] });
+    const all = await this.d.db.execute({ sql: "SELECT task_id FROM context_shares WHERE context_seq = ? ORDER BY task_id", args: [seq] });
+    return { ref, shared_with: all.rows.map((r) => String(r.task_id)) };
+  }
+
+  /**
+   * Exact bytes [offset, offset + length), and the coverage of what this reader has read of the
+   * ref: per run when the read is for a run, else per task. A ref belongs to its task; another
+   * task reads it only through a share.
+   */
+  async readContext(ref: string, offset: number, length: number | undefined, maxBytes: number, reader: { task_id: string; run_id?: string }): Promise<{
     ref: string;
     offset: number;
     length: number;
@@ -312,6 +410,20 @@ export class Deliverables {
     const rs = await this.d.db.execute({ sql: "SELECT * FROM contexts WHERE seq = ?", args: [seq] });
     if (!rs.rows.length) throw new NotFoundError("context", ref);
     const row = rs.rows[0]!;
+    if (String(row.task_id) !== reader.task_id) {
+      const shared = await this.d.db.execute({ sql: "SELECT 1 FROM context_shares WHERE context_seq = ? AND task_id = ?", args: [seq, reader.task_id] });
+      if (!shared.rows.length) {
+        throw new UnauthorizedError(
+          `Refused: context ${ref} belongs to task ${String(row.task_id)}, not to ${reader.task_id}; that task can share it (context.share)`,
+          { ref, owner_task: String(row.task_id), task_id: reader.task_id },
+        );
+      }
+    }
+    const runSeq = reader.run_id ? (await this.#runTask(reader.run_id)).seq : null;
+    if (reader.run_id && runSeq !== null) {
+      const runTask = (await this.#runTask(reader.run_id)).task_id;
+      if (runTask !== reader.task_id) throw new ConflictError(`Run ${reader.run_id} belongs to task ${runTask}, not ${reader.task_id}`, { reason: "other_task" });
+    }
     const size = Number(row.size);
     const want = length ?? Math.min(size - offset, maxBytes);
     if (want > maxBytes) throw new LimitExceededError("length", maxBytes, want, "bytes");
@@ -325,11 +437,13 @@ export class Deliverables {
     } catch {
       text = null;
     }
+    // coverage is the reader's own: this run's reads (or, outside runs, this task's)
+    const who = runSeq === null ? { sql: "run_seq IS NULL AND reader_task = ?", arg: reader.task_id as string | number } : { sql: "run_seq = ?", arg: runSeq };
     await this.d.db.execute({
-      sql: "INSERT INTO context_reads(context_seq, start, end, at) VALUES (?, ?, ?, ?)",
-      args: [seq, start, end, this.#now()],
+      sql: "INSERT INTO context_reads(context_seq, start, end, run_seq, reader_task, at) VALUES (?, ?, ?, ?, ?, ?)",
+      args: [seq, start, end, runSeq, reader.task_id, this.#now()],
     });
-    const reads = await this.d.db.execute({ sql: "SELECT start, end FROM context_reads WHERE context_seq = ?", args: [seq] });
+    const reads = await this.d.db.execute({ sql: `SELECT start, end FROM context_reads WHERE context_seq = ? AND ${who.sql}`, args: [seq, who.arg] });
     const ranges = reads.rows.map((r) => [Number(r.start), Number(r.end)] as Range);
     return { ref, offset: start, length: end - start, text, data_base64: Buffer.from(slice).toString("base64"), coverage: coverage(size, ranges) };
   }

@@ -6,10 +6,10 @@
  */
 import type { Tx as Transaction } from "../memory/db.ts";
 import { settleAllowed, beginVerdict } from "../core/ledger/receipts.ts";
-import type { Amounts, BudgetLimits, BudgetStatus } from "../core/ledger/budget.ts";
+import type { Amounts, BudgetLimits } from "../core/ledger/budget.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
-import { addEvent, fence, json, RECEIPT_ID, RUN_ID, seqOf } from "./common.ts";
-import { type Receipt, RunLedger, toReceipt } from "./runs.ts";
+import { addEvent, CHARGE_ID, fence, json, RECEIPT_ID, type Row, RUN_ID, seqOf } from "./common.ts";
+import { type BudgetStatus, type Receipt, RunLedger, toReceipt } from "./runs.ts";
 
 export interface BeginInput {
   run_id: string;
@@ -30,12 +30,40 @@ export interface SettleInput {
 }
 
 export class EffectLedger extends RunLedger {
-  #exhausted(runId: string, status: BudgetStatus, what: string): BudgetExhaustedError {
-    return new BudgetExhaustedError(
-      `Refused: run ${runId} has reached its budget (${status.exhausted_by.join(", ")}), so no new ${what}; ` +
-        `saved artifacts stay readable and may still be saved; continue in a new run with its own budget if the user wants more`,
-      { run_id: runId, exhausted_by: status.exhausted_by, effective: status.effective, limits: status.limits },
-    );
+  #noEffects(runId: string, status: BudgetStatus): BudgetExhaustedError {
+    const why = status.exhausted
+      ? `has reached its budget (${status.exhausted_by.join(", ")})`
+      : `has ${status.unknown_charges} charge(s) of unknown amount and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
+    const next = status.exhausted
+      ? "continue in a new run with its own budget if the user wants more"
+      : `record what they cost with budget.reconcile (${status.unknown_charge_ids.join(", ")}), or continue in a new run whose budget sets an unknown_ceiling`;
+    return new BudgetExhaustedError(`Refused: run ${runId} ${why}, so no new effects; spending is still recorded and artifacts may still be saved; ${next}`, {
+      run_id: runId,
+      exhausted_by: status.exhausted_by,
+      uncertain: status.uncertain,
+      unknown_charge_ids: status.unknown_charge_ids,
+      effective: status.effective,
+      limits: status.limits,
+    });
+  }
+
+  /**
+   * An unsettled receipt (unknown, or begun and never settled) for the key in an earlier run of
+   * the chain (the parent, the parent's parent…): such an effect may have happened, so no
+   * continuation begins it again until it is reconciled with evidence. (A completed one in an
+   * earlier run is not reused as a result: a continuation's effects are its own.)
+   */
+  async #unsettledInAncestry(tx: Transaction, runSeq: number, key: string): Promise<Row | null> {
+    const rs = await tx.execute({
+      sql: `WITH RECURSIVE ancestry(seq, depth) AS (
+              SELECT parent_seq, 1 FROM runs WHERE seq = ? AND parent_seq IS NOT NULL
+              UNION ALL SELECT r.parent_seq, a.depth + 1 FROM runs r JOIN ancestry a ON r.seq = a.seq WHERE r.parent_seq IS NOT NULL AND a.depth < 1000
+            )
+            SELECT rc.* FROM receipts rc JOIN ancestry a ON rc.run_seq = a.seq
+            WHERE rc.idempotency_key = ? AND rc.status IN ('unknown', 'begun') ORDER BY a.depth ASC, rc.attempt DESC LIMIT 1`,
+      args: [runSeq, key],
+    });
+    return rs.rows[0] ?? null;
   }
 
   /** Records an effect before it happens (committed before this returns), or replays a completed one. */
@@ -49,30 +77,39 @@ export class EffectLedger extends RunLedger {
         sql: "SELECT * FROM receipts WHERE run_seq = ? AND idempotency_key = ? ORDER BY attempt DESC LIMIT 1",
         args: [seq, input.idempotency_key],
       });
-      const existing = prev.rows[0] ? toReceipt(prev.rows[0]) : null;
-      const verdict = beginVerdict(existing, input.args_digest);
-      if (verdict.kind === "replay") return { seq: Number(prev.rows[0]!.seq), replayed: true };
+      // this run's own receipt for the key decides; without one, an unsettled one earlier in the chain refuses
+      const ownRow = prev.rows[0] ?? null;
+      const ancestorRow = ownRow ? null : await this.#unsettledInAncestry(tx, seq, input.idempotency_key);
+      const existing = ownRow ? toReceipt(ownRow) : ancestorRow ? toReceipt(ancestorRow) : null;
+      const inAncestor = ancestorRow !== null;
+      const verdict: ReturnType<typeof beginVerdict> = inAncestor
+        ? { kind: "refuse", reason: existing!.status === "unknown" ? "unknown" : "in_flight" }
+        : beginVerdict(existing, input.args_digest);
+      if (verdict.kind === "replay") return { seq: Number(ownRow!.seq), replayed: true };
       if (verdict.kind === "refuse") {
         const id = existing!.receipt_id;
+        const where = inAncestor ? ` in earlier run ${existing!.run_id}` : "";
         const why = {
-          unknown: `its earlier effect ${id} may have happened (status unknown); reconcile it with receipt.settle and evidence before anything is re-run`,
-          in_flight: `receipt ${id} for it is begun and not settled yet; settle it first`,
+          unknown: `its earlier effect ${id}${where} may have happened (status unknown); reconcile it with receipt.settle and evidence (from this run: it is one of its open items) before anything is re-run`,
+          in_flight: `receipt ${id}${where} for it is begun and not settled yet; settle it (or claim its run, which makes it unknown) first`,
           args_differ: `receipt ${id} used the same key with different arguments; use a new idempotency key for a different effect`,
         }[verdict.reason];
         throw new ConflictError(`Refused: idempotency key ${JSON.stringify(input.idempotency_key)}: ${why}`, {
           reason: `receipt_${verdict.reason}`,
           receipt_id: id,
+          run_id: existing!.run_id,
           status: existing!.status,
         });
       }
       this.requireStatus(run, ["running"], "begin an effect");
       this.authorizeTool(run, input.tool);
-      const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx);
-      if (status.exhausted) throw this.#exhausted(input.run_id, status, "effects");
+      const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
+      if (!status.effects_allowed) throw this.#noEffects(input.run_id, status);
+      const attempt = verdict.attempt;
       const ins = await tx.execute({
         sql: `INSERT INTO receipts(run_seq, idempotency_key, attempt, tool, args_digest, status, epoch, begun_at)
               VALUES (?, ?, ?, ?, ?, 'begun', ?, ?) RETURNING seq`,
-        args: [seq, input.idempotency_key, verdict.attempt, input.tool, input.args_digest, input.epoch, at],
+        args: [seq, input.idempotency_key, attempt, input.tool, input.args_digest, input.epoch, at],
       });
       const receiptSeq = Number(ins.rows[0]!.seq);
       await tx.execute({
@@ -105,7 +142,11 @@ export class EffectLedger extends RunLedger {
       await this.d.db.write(async (tx) => {
         await fence(tx, seq, input.epoch, at);
         const r = await this.#receipt(receiptSeq, tx);
-        if (r.run_id !== input.run_id) throw new NotFoundError("receipt", input.receipt_id, ` in run ${input.run_id}`);
+        if (r.run_id !== input.run_id) {
+          // an earlier run's unknown effect is reconciled from the continuation that carries it
+          const carried = await tx.execute({ sql: "SELECT 1 FROM open_items WHERE run_seq = ? AND receipt_seq = ?", args: [seq, receiptSeq] });
+          if (!carried.rows.length) throw new NotFoundError("receipt", input.receipt_id, ` in run ${input.run_id} or among its open items`);
+        }
         if (!settleAllowed(r.status, input.outcome, Boolean(input.evidence))) {
           throw new ConflictError(
             r.status === "unknown"
@@ -151,27 +192,50 @@ export class EffectLedger extends RunLedger {
     return rs.rows.map(toReceipt);
   }
 
-  /** Records spending. Refused (nothing recorded) once the run is at a limit. */
-  async charge(runId: string, epoch: number, amounts: Amounts, unknown: boolean, note: string): Promise<BudgetStatus> {
+  /**
+   * Records spending, always: past a limit too (what an in-flight request really cost is never
+   * lost; the limit stops new effects, not accounting). Returns the budget after it.
+   */
+  async charge(runId: string, epoch: number, amounts: Amounts, unknown: boolean, note: string): Promise<BudgetStatus & { charge_id: string }> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = this.now();
     return this.d.db.write(async (tx) => {
       await fence(tx, seq, epoch, at);
       const run = await this.runRow(tx, seq);
-      const limits = json<BudgetLimits>(run.budget_limits, {});
-      const before = await this.budget(seq, limits, tx);
-      if (before.exhausted) throw this.#exhausted(runId, before, "charges");
-      await tx.execute({
-        sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, note, at) VALUES (?, ?, ?, ?, ?, ?)",
+      const rs = await tx.execute({
+        sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, note, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
         args: [seq, epoch, JSON.stringify(amounts), unknown ? 1 : 0, note, at],
       });
-      return this.budget(seq, limits, tx);
+      const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
+      return { ...status, charge_id: CHARGE_ID.format(Number(rs.rows[0]!.seq)) };
+    });
+  }
+
+  /** An unknown charge's real amounts, once known, with the evidence (the original row is kept). */
+  async reconcileCharge(runId: string, epoch: number, chargeId: string, amounts: Amounts, evidence: string): Promise<BudgetStatus> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const chargeSeq = seqOf(CHARGE_ID, chargeId, "charge");
+    const at = this.now();
+    return this.d.db.write(async (tx) => {
+      await fence(tx, seq, epoch, at);
+      const run = await this.runRow(tx, seq);
+      const c = await tx.execute({ sql: "SELECT unknown, reconciled_at FROM charges WHERE seq = ? AND run_seq = ?", args: [chargeSeq, seq] });
+      if (!c.rows.length) throw new NotFoundError("charge", chargeId, ` in run ${runId}`);
+      if (Number(c.rows[0]!.unknown) !== 1 || c.rows[0]!.reconciled_at !== null) {
+        throw new ConflictError(`Charge ${chargeId} is ${Number(c.rows[0]!.unknown) !== 1 ? "known already" : "reconciled already"}; nothing to reconcile`, { reason: "charge_known", charge_id: chargeId });
+      }
+      await tx.execute({
+        sql: "UPDATE charges SET reconciled_amounts = ?, reconciled_evidence = ?, reconciled_at = ? WHERE seq = ?",
+        args: [JSON.stringify(amounts), evidence, at, chargeSeq],
+      });
+      await addEvent(tx, seq, epoch, "charge_reconciled", { charge_id: chargeId, amounts, evidence }, at);
+      return this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
     });
   }
 
   async budgetOf(runId: string): Promise<BudgetStatus> {
     const seq = seqOf(RUN_ID, runId, "run");
     const run = await this.runRow(null, seq);
-    return this.budget(seq, json<BudgetLimits>(run.budget_limits, {}));
+    return this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), null, String(run.created_at));
   }
 }

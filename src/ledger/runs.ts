@@ -8,10 +8,13 @@
  * new task (never inherits anything).
  */
 import type { Tx as Transaction } from "../memory/db.ts";
-import { budgetStatus, type BudgetLimits, type BudgetStatus, type Charge } from "../core/ledger/budget.ts";
+import { budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
-import { addEvent, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
+
+/** A run's budget status, with the ids of its charges still of unknown amount (for budget.reconcile). */
+export type BudgetStatus = PureBudgetStatus & { unknown_charge_ids: string[] };
 
 export interface Authorization {
   tools: string[];
@@ -93,7 +96,34 @@ export function toReceipt(r: Row): Receipt {
   };
 }
 
-const TERMINAL: RunStatus[] = ["finished", "cancelled", "failed"];
+export interface RunCheckpoint {
+  epoch: number;
+  settled: string[];
+  open: string[];
+  note: string;
+  at: string;
+}
+
+export type RunSummary = Run & { budget: BudgetStatus; open_items: number; checkpoint: RunCheckpoint | null };
+
+/** A continuation's authorization: the parent's, narrowed where asked; anything wider is refused. */
+function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentId: string): Authorization {
+  const out: Authorization = { ...parent };
+  for (const k of ["tools", "sources", "scope"] as const) {
+    const want = narrow[k];
+    if (want === undefined) continue;
+    const wider = parent[k].includes("*") ? [] : want.filter((x) => !parent[k].includes(x));
+    if (wider.length) {
+      throw new UnauthorizedError(
+        `Refused: a continuation may narrow run ${parentId}'s ${k}, never widen them: ${wider.map((x) => JSON.stringify(x)).join(", ")} ` +
+          `${wider.length === 1 ? "is" : "are"} not in ${parent[k].join(", ") || "nothing"}; start a new task for new permissions`,
+        { field: k, wider, allowed: parent[k] },
+      );
+    }
+    out[k] = [...want];
+  }
+  return out;
+}
 
 export interface StartRunInput {
   owner: string;
@@ -133,6 +163,7 @@ export class RunLedger {
     }
     const at = this.now();
     const seq = await this.d.db.write(async (tx) => {
+      await this.requireRunnable(tx, task.task_id, "run.start");
       await tx.execute({
         sql: "INSERT INTO ledger_tasks(task_id, question, constraints, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(task_id) DO NOTHING",
         args: [task.task_id, task.description, JSON.stringify(input.constraints), at],
@@ -155,6 +186,67 @@ export class RunLedger {
     return toRun(await this.runRow(null, seq));
   }
 
+  /**
+   * In the transaction that creates a run: its task must be open (read from the task table, so a
+   * task.finish committing at the same moment cannot slip past), and the task must have no other
+   * run running or parked. A missing process is no licence to start another research.
+   */
+  protected async requireRunnable(tx: Transaction, taskId: string, what: string): Promise<void> {
+    const task = await tx.execute({ sql: "SELECT status FROM tasks WHERE task_id = ?", args: [taskId] });
+    const status = task.rows[0] ? String(task.rows[0].status) : null;
+    if (status === null || status === "completed" || status === "failed") {
+      throw new NoActiveTaskError(`${what}: task ${taskId} is ${status ?? "gone"}; a run belongs to an open task (task.start begins one)`, { task_id: taskId, status });
+    }
+    const active = await tx.execute({ sql: "SELECT seq, status, owner, epoch FROM runs WHERE task_id = ? AND status IN ('running', 'parked') ORDER BY seq LIMIT 1", args: [taskId] });
+    const r = active.rows[0];
+    if (r) {
+      const id = RUN_ID.format(Number(r.seq));
+      throw new ConflictError(
+        `Refused: ${what}: task ${taskId} already has run ${id} (${String(r.status)}, owner ${String(r.owner)}, epoch ${Number(r.epoch)}); ` +
+          `a missing process is no licence to start another: observe it with run.get, take it over with run.claim, or end it (run.finish, run.cancel) first`,
+        { reason: "run_active", task_id: taskId, run_id: id, status: String(r.status), epoch: Number(r.epoch) },
+      );
+    }
+  }
+
+  /** The runs of a task (or of the root), newest first, each with its budget and open items: what a reopened page needs. */
+  async listRuns(taskId?: string): Promise<RunSummary[]> {
+    const rs = await this.d.db.execute({
+      sql: `SELECT * FROM runs ${taskId ? "WHERE task_id = ?" : ""} ORDER BY seq DESC LIMIT 500`,
+      args: taskId ? [taskId] : [],
+    });
+    const out: RunSummary[] = [];
+    for (const row of rs.rows) {
+      const run = toRun(row);
+      const seq = Number(row.seq);
+      out.push({ ...run, budget: await this.budget(seq, run.budget_limits, null, run.created_at), open_items: (await this.openItems(seq)).length, checkpoint: await this.latestCheckpoint(seq) });
+    }
+    return out;
+  }
+
+  /** A run's own working summary: what is settled and what is open (recovery reads the newest). */
+  async checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const at = this.now();
+    await this.d.db.write(async (tx) => {
+      await fence(tx, seq, epoch, at);
+      const run = await this.runRow(tx, seq);
+      this.requireStatus(run, ["running", "parked"], "take a checkpoint");
+      await tx.execute({
+        sql: "INSERT INTO run_checkpoints(run_seq, epoch, settled, open, note, at) VALUES (?, ?, ?, ?, ?, ?)",
+        args: [seq, epoch, JSON.stringify(settled), JSON.stringify(open), note, at],
+      });
+      await addEvent(tx, seq, epoch, "checkpoint", { settled: settled.length, open: open.length }, at);
+    });
+    return (await this.latestCheckpoint(seq))!;
+  }
+
+  protected async latestCheckpoint(runSeq: number): Promise<RunCheckpoint | null> {
+    const rs = await this.d.db.execute({ sql: "SELECT * FROM run_checkpoints WHERE run_seq = ? ORDER BY seq DESC LIMIT 1", args: [runSeq] });
+    const r = rs.rows[0];
+    return r ? { epoch: Number(r.epoch), settled: json<string[]>(r.settled, []), open: json<string[]>(r.open, []), note: String(r.note), at: String(r.at) } : null;
+  }
+
   /** Observe: everything about a run, changing nothing. */
   async get(runId: string) {
     const seq = seqOf(RUN_ID, runId, "run");
@@ -170,10 +262,11 @@ export class RunLedger {
       run,
       question: task.rows[0] ? String(task.rows[0].question) : null,
       constraints: task.rows[0] ? json<string[]>(task.rows[0].constraints, []) : [],
-      budget: await this.budget(seq, run.budget_limits),
+      budget: await this.budget(seq, run.budget_limits, null, run.created_at),
       receipt_counts: counts,
       unknown_receipts: receipts.filter((r) => r.status === "unknown"),
       open_items: await this.openItems(seq),
+      checkpoint: await this.latestCheckpoint(seq),
       events,
     };
   }
@@ -188,7 +281,7 @@ export class RunLedger {
   }
 
   /** Same-run recovery: a new owner at epoch + 1; what was begun and never settled becomes unknown. */
-  async claim(runId: string, owner: string): Promise<{ run: Run; newly_unknown: Receipt[] }> {
+  async claim(runId: string, owner: string): Promise<{ run: Run; newly_unknown: Receipt[]; checkpoint: RunCheckpoint | null }> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = this.now();
     const unknown = await this.d.db.write(async (tx) => {
@@ -203,36 +296,48 @@ export class RunLedger {
       await addEvent(tx, seq, epoch, "claimed", { owner, previous_owner: String(run.owner), previous_epoch: Number(run.epoch), receipts_now_unknown: marked.rows.length }, at);
       return marked.rows.map(toReceipt);
     });
-    return { run: toRun(await this.runRow(null, seq)), newly_unknown: unknown };
+    return { run: toRun(await this.runRow(null, seq)), newly_unknown: unknown, checkpoint: await this.latestCheckpoint(seq) };
   }
 
-  /** Explicit continuation: a new run linked to its parent (see the module comment for what carries over). */
-  async continueRun(parentId: string, owner: string, budget: BudgetLimits | null): Promise<{ run: Run; open_items: Receipt[] }> {
+  /**
+   * Explicit continuation: a new run of an open task (the caller's current one), linked to its
+   * parent. It may narrow the parent's tools, sources and scope, never widen them; its allowance is
+   * given explicitly (never the parent's by default); the parent's unknown effects (and the parent's
+   * own open items) travel as open items, never as results.
+   */
+  async continueRun(parentId: string, input: { task_id: string; owner: string; budget: BudgetLimits; narrow: Partial<Authorization> }): Promise<{ run: Run; open_items: Receipt[] }> {
     const parentSeq = seqOf(RUN_ID, parentId, "run");
     const at = this.now();
     const seq = await this.d.db.write(async (tx) => {
       const parent = await this.runRow(tx, parentSeq);
-      if (String(parent.status) === "running") {
-        throw new ConflictError(`Run ${parentId} is still running; finish, park or cancel it before continuing it in a new run (or claim it to recover the same run)`, {
+      if (String(parent.status) === "running" || String(parent.status) === "parked") {
+        throw new ConflictError(`Run ${parentId} is still ${String(parent.status)}; finish or cancel it before continuing it in a new run (or claim it to recover the same run)`, {
           reason: "run_status",
           run_id: parentId,
-          status: "running",
+          status: String(parent.status),
         });
       }
+      await this.requireRunnable(tx, input.task_id, "run.continue");
+      const authorization = narrowed(json<Authorization>(parent.authorization, { tools: [], sources: [], scope: [] }), input.narrow, parentId);
       const rs = await tx.execute({
         sql: `INSERT INTO runs(task_id, parent_seq, status, owner, epoch, authorization, budget_limits, created_at, updated_at)
               VALUES (?, ?, 'running', ?, 1, ?, ?, ?, ?) RETURNING seq`,
-        args: [String(parent.task_id), parentSeq, owner, String(parent.authorization), budget ? JSON.stringify(budget) : String(parent.budget_limits), at, at],
+        args: [input.task_id, parentSeq, input.owner, JSON.stringify(authorization), JSON.stringify(input.budget), at, at],
       });
       const seq = Number(rs.rows[0]!.seq);
-      // Unknown effects of the parent (and the parent's own open items) travel as open items, never as results.
+      if (input.task_id !== String(parent.task_id)) {
+        await tx.execute({
+          sql: "INSERT INTO ledger_tasks(task_id, question, constraints, created_at) SELECT ?, question, constraints, ? FROM ledger_tasks WHERE task_id = ? ON CONFLICT(task_id) DO NOTHING",
+          args: [input.task_id, at, String(parent.task_id)],
+        });
+      }
       await tx.execute({
         sql: `INSERT INTO open_items(run_seq, receipt_seq, carried_at)
               SELECT ?, r.seq, ? FROM receipts r
               WHERE r.status = 'unknown' AND (r.run_seq = ? OR r.seq IN (SELECT receipt_seq FROM open_items WHERE run_seq = ?))`,
         args: [seq, at, parentSeq, parentSeq],
       });
-      await addEvent(tx, seq, 1, "continued", { parent_run_id: parentId, owner }, at);
+      await addEvent(tx, seq, 1, "continued", { parent_run_id: parentId, owner: input.owner, task_id: input.task_id }, at);
       await addEvent(tx, parentSeq, Number(parent.epoch), "continued_by", { run_id: RUN_ID.format(seq) }, at);
       return seq;
     });
@@ -297,14 +402,21 @@ export class RunLedger {
     return this.lifecycle(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, ended: true }, status, { outcome, gaps });
   }
 
+  /** A run's charges; an unknown one that was reconciled counts at its real amounts. */
   protected async charges(runSeq: number, tx: Transaction | null = null): Promise<Charge[]> {
     const exec = tx ?? this.d.db;
-    const rs = await exec.execute({ sql: "SELECT amounts, unknown FROM charges WHERE run_seq = ?", args: [runSeq] });
-    return rs.rows.map((r) => ({ amounts: json(r.amounts, {}), unknown: Number(r.unknown) === 1 }));
+    const rs = await exec.execute({ sql: "SELECT amounts, unknown, reconciled_amounts FROM charges WHERE run_seq = ?", args: [runSeq] });
+    return rs.rows.map((r) =>
+      r.reconciled_amounts !== null && r.reconciled_amounts !== undefined
+        ? { amounts: json(r.reconciled_amounts, {}), unknown: false }
+        : { amounts: json(r.amounts, {}), unknown: Number(r.unknown) === 1 }
+    );
   }
 
-  protected async budget(runSeq: number, limits: BudgetLimits, tx: Transaction | null = null): Promise<BudgetStatus> {
-    return budgetStatus(limits, await this.charges(runSeq, tx));
+  protected async budget(runSeq: number, limits: BudgetLimits, tx: Transaction | null, startedAt: string): Promise<BudgetStatus> {
+    const status = budgetStatus(limits, await this.charges(runSeq, tx), { started_at: startedAt, now: this.d.clock.now() });
+    const ids = await (tx ?? this.d.db).execute({ sql: "SELECT seq FROM charges WHERE run_seq = ? AND unknown = 1 AND reconciled_at IS NULL ORDER BY seq", args: [runSeq] });
+    return { ...status, unknown_charge_ids: ids.rows.map((r) => CHARGE_ID.format(Number(r.seq))) };
   }
 
   protected authorizeTool(run: Row, tool: string): void {

@@ -225,6 +225,56 @@ export const MIGRATIONS: Migration[] = [
         ON CONFLICT(key) DO UPDATE SET value = '0'`,
     ],
   },
+  {
+    version: 6,
+    name: "research-run rules: adjustment events, context shares, run checkpoints, reconciled charges",
+    sql: [
+      // every stage of an adjustment as an appended event (a second handoff never replaces the first)
+      `CREATE TABLE adjustment_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        adjustment_seq INTEGER NOT NULL REFERENCES adjustments(seq),
+        kind TEXT NOT NULL CHECK (kind IN ('received','handed','satisfied')),
+        run_seq INTEGER,
+        request_id TEXT,
+        artifact TEXT,
+        version INTEGER,
+        at TEXT NOT NULL
+      )`,
+      `INSERT INTO adjustment_events(adjustment_seq, kind, run_seq, at) SELECT seq, 'received', run_seq, received_at FROM adjustments`,
+      `INSERT INTO adjustment_events(adjustment_seq, kind, run_seq, request_id, at)
+        SELECT seq, 'handed', handed_run_seq, handed_request_id, handed_at FROM adjustments WHERE handed_at IS NOT NULL`,
+      `INSERT INTO adjustment_events(adjustment_seq, kind, artifact, version, at)
+        SELECT seq, 'satisfied', satisfied_artifact, satisfied_version, satisfied_at FROM adjustments WHERE satisfied_at IS NOT NULL`,
+      // a context ref belongs to its task; another task reads it only through a share
+      `CREATE TABLE context_shares (
+        context_seq INTEGER NOT NULL REFERENCES contexts(seq),
+        task_id TEXT NOT NULL,
+        shared_at TEXT NOT NULL,
+        PRIMARY KEY (context_seq, task_id)
+      )`,
+      // a run's own working summary: what is settled, what is open
+      `CREATE TABLE run_checkpoints (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_seq INTEGER NOT NULL REFERENCES runs(seq),
+        epoch INTEGER NOT NULL,
+        settled TEXT NOT NULL,
+        open TEXT NOT NULL,
+        note TEXT NOT NULL,
+        at TEXT NOT NULL
+      )`,
+      // an unknown charge made known later, with evidence (the original row is kept as it was)
+      `ALTER TABLE charges ADD COLUMN reconciled_amounts TEXT`,
+      `ALTER TABLE charges ADD COLUMN reconciled_evidence TEXT`,
+      `ALTER TABLE charges ADD COLUMN reconciled_at TEXT`,
+      `CREATE INDEX runs_by_task ON runs(task_id, status)`,
+      // what existed when an adjustment was received: only later requests and versions can answer it
+      `ALTER TABLE adjustments ADD COLUMN receipts_before INTEGER`,
+      `ALTER TABLE adjustments ADD COLUMN artifacts_before INTEGER`,
+      // coverage per reader: the run, or the task outside runs
+      `ALTER TABLE context_reads ADD COLUMN reader_task TEXT`,
+      `UPDATE context_reads SET reader_task = (SELECT task_id FROM contexts WHERE contexts.seq = context_reads.context_seq)`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -2,13 +2,18 @@
 import * as v from "valibot";
 import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
 import { LIMITS } from "../core/limits.ts";
-import { longText, params, shortText, stringList } from "./schemas.ts";
+import { longText, params, shortText, stringList, taskIdField } from "./schemas.ts";
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
 const amount = v.pipe(v.number(), v.minValue(0), v.maxValue(1e15));
 const amounts = v.strictObject(Object.fromEntries(BUDGET_DIMENSIONS.map((d) => [d, v.optional(amount)])) as Record<(typeof BUDGET_DIMENSIONS)[number], v.OptionalSchema<typeof amount, undefined>>);
-const budget = v.strictObject({ ...amounts.entries, unknown_ceiling: v.optional(amounts) });
+const budget = v.strictObject({
+  ...amounts.entries,
+  unknown_ceiling: v.optional(amounts),
+  deadline: v.optional(v.pipe(v.string(), v.isoTimestamp("deadline is an ISO 8601 instant such as 2026-12-01T18:00:00Z"))),
+  wall_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(366 * 24 * 3600))),
+});
 const name = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._ -]{0,119}$/, "a name of letters, digits, dot, dash, underscore or space (1-120)"));
 const version = v.pipe(v.number(), v.integer(), v.minValue(1));
 const content = v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars));
@@ -24,7 +29,30 @@ export const L = {
   }),
   runId: params({ run_id: runId }),
   runClaim: params({ run_id: runId, owner: shortText() }),
-  runContinue: params({ parent_run_id: runId, owner: shortText(), budget: v.optional(budget) }),
+  runContinue: params({
+    parent_run_id: runId,
+    owner: shortText(),
+    // explicit: a continuation never takes the parent's allowance by default ({} is no limits)
+    budget,
+    tools: v.optional(stringList()),
+    sources: v.optional(stringList()),
+    scope: v.optional(stringList()),
+  }),
+  runList: params({ task_id: taskIdField(), all_tasks: v.optional(v.boolean()) }),
+  runCheckpoint: params({
+    run_id: runId,
+    epoch,
+    settled: v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items)),
+    open: v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items)),
+    note: v.optional(longText(0)),
+  }),
+  budgetReconcile: params({
+    run_id: runId,
+    epoch,
+    charge_id: v.pipe(v.string(), v.regex(/^CH_\d{1,15}$/, "a charge id looks like CH_0001")),
+    ...amounts.entries,
+    evidence: longText(),
+  }),
   runPark: params({ run_id: runId, epoch, waiting_for: shortText() }),
   runWake: params({ run_id: runId, epoch, reason: v.optional(shortText()) }),
   runYield: params({ run_id: runId, epoch, reason: shortText(), request_id: v.optional(shortText()), adjustment_id: v.optional(shortText()) }),
@@ -75,8 +103,10 @@ export const L = {
   artifactList: params({ name: v.optional(name) }),
   artifactMark: params({ name, version, mark: v.picklist(["preview", "saved", "exported", "opened"]), ok: v.optional(v.boolean()), detail: v.optional(shortText(0)) }),
   contextPut: params({ label: shortText(), content, source: v.optional(shortText()), run_id: v.optional(runId), epoch: v.optional(epoch) }),
+  contextShare: params({ ref: v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001")), task_id: v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id (task.list shows them)")) }),
   contextRead: params({
     ref: v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001")),
+    run_id: v.optional(runId),
     offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
     length: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(LIMITS.context_read_bytes))),
   }),

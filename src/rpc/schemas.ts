@@ -32,17 +32,22 @@ export function params<E extends Record<string, v.GenericSchema<any, any>>>(entr
   return v.strictObject({ ...entries, root });
 }
 
+/** A task of the root by id (`T_…`); absent: the current task. */
+export const taskIdField = () => v.optional(v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)")));
+
 export const S = {
   empty: params({}),
+  taskStatus: params({ task_id: taskIdField() }),
+  taskSwitch: params({ task_id: v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)")), reason: v.optional(shortText()) }),
   taskStart: params({ description: longText(), keywords: v.optional(stringList()) }),
-  taskTransition: params({ to: v.picklist(TASK_STATUSES), reason: shortText() }),
+  taskTransition: params({ to: v.picklist(TASK_STATUSES), reason: shortText(), task_id: taskIdField() }),
   taskCheckpoint: params({
     summary: longText(0),
     next_step: shortText(0),
     phase: v.optional(shortText(0)),
     kind: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.-]{0,39}$/, "kind is a short lowercase label"))),
   }),
-  taskFinish: params({ summary: v.optional(longText(0)) }),
+  taskFinish: params({ summary: v.optional(longText(0)), task_id: taskIdField(), cancel_runs: v.optional(v.boolean()) }),
   taskRecover: params({ force: v.optional(v.boolean()) }),
   turn: params({ reason: v.optional(shortText()) }),
   writesEnable: params({

@@ -6,10 +6,11 @@
  * IMMEDIATE: one writer at a time, across processes). Reads take no lock (WAL); on a libSQL
  * connection they are answered from a cache checked against `PRAGMA data_version`.
  */
-import { ConflictError, StateCorruptError } from "../core/errors.ts";
-import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx } from "../core/ports.ts";
+import { ConflictError, NotFoundError, StateCorruptError } from "../core/errors.ts";
+import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx, TaskSummary } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
 import { renameSync } from "node:fs";
+import { RUN_ID } from "../ledger/common.ts";
 import { lockHolder } from "./lock_holder.ts";
 import { isBusyError, type SqlConn, type SqlExec } from "./sql.ts";
 import { decodeState } from "./state_codec.ts";
@@ -74,6 +75,58 @@ export class DbStateStore implements StateStore {
     return { task_id: String(current.value), state: String(current.state), version: Number(current.version) };
   }
 
+  loadTask(taskId: string): Promise<TaskState | null> {
+    return this.#readTask(this.#o.conn, taskId);
+  }
+
+  async #readTask(x: SqlExec, taskId: string): Promise<TaskState | null> {
+    const rows = await x.run("SELECT state FROM tasks WHERE task_id = ?", [taskId]);
+    if (!rows[0]) return null;
+    return decodeState(String(rows[0].state), `${this.path} (task ${taskId})`, this.#o.clock.now()).state;
+  }
+
+  async list(): Promise<TaskSummary[]> {
+    const rows = await this.#o.conn.run(
+      `SELECT t.task_id, t.state, t.status, t.updated_at, (t.task_id = (SELECT value FROM root_meta WHERE key = ?)) AS current
+       FROM tasks t ORDER BY t.updated_at DESC, t.task_id DESC`,
+      [CURRENT_TASK],
+    );
+    return rows.map((r) => {
+      let state: TaskState | null = null;
+      try {
+        state = decodeState(String(r.state), `${this.path} (task ${String(r.task_id)})`, this.#o.clock.now()).state;
+      } catch {
+        // listed as it is stored; task.status names what is wrong with it
+      }
+      return {
+        task_id: String(r.task_id),
+        description: state?.description ?? "",
+        status: (state?.status ?? String(r.status)) as TaskSummary["status"],
+        turn_index: state?.turn_index ?? 0,
+        access_mode: state?.access_mode ?? "read_only",
+        current: Number(r.current) === 1,
+        updated_at: String(r.updated_at),
+      };
+    });
+  }
+
+  /** Compare-and-swap of one task's row by its own version (the current task or another). */
+  async #saveTask(x: SqlExec, state: TaskState, expected: number): Promise<void> {
+    const at = this.#o.clock.now().toISOString();
+    const done = await x.run(
+      "UPDATE tasks SET state = ?, version = ?, status = ?, updated_at = ? WHERE task_id = ? AND version = ? RETURNING version",
+      [JSON.stringify(state), state.version, state.status, at, state.task_id, expected],
+    );
+    if (done.length === 1) return;
+    const found = await x.run("SELECT version FROM tasks WHERE task_id = ?", [state.task_id]);
+    if (!found.length) throw new NotFoundError("task", state.task_id, "; task.list shows the tasks of this root");
+    throw new ConflictError(`Task ${state.task_id} changed underneath: expected version ${expected}, found ${String(found[0]!.version)}; re-read it and retry`, {
+      task_id: state.task_id,
+      expected_version: expected,
+      actual_version: Number(found[0]!.version),
+    });
+  }
+
   async #read(x: SqlExec): Promise<TaskState | null> {
     const row = await this.#current(x);
     if (!row) return null;
@@ -88,6 +141,15 @@ export class DbStateStore implements StateStore {
           load: () => this.#read(x),
           save: (state, expected) => this.#save(x, state, expected),
           quarantine: () => this.#quarantine(x),
+          loadTask: (taskId) => this.#readTask(x, taskId),
+          saveTask: (state, expected) => this.#saveTask(x, state, expected),
+          setCurrent: async (taskId) => {
+            const found = await x.run("SELECT 1 FROM tasks WHERE task_id = ?", [taskId]);
+            if (!found.length) throw new NotFoundError("task", taskId, "; task.list shows the tasks of this root");
+            await x.run("INSERT INTO root_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [CURRENT_TASK, taskId]);
+          },
+          openRuns: async (taskId) =>
+            (await x.run("SELECT seq FROM runs WHERE task_id = ? AND status IN ('running', 'parked') ORDER BY seq", [taskId])).map((r) => RUN_ID.format(Number(r.seq))),
           saveMemory: async (record) => {
             if (!this.#o.saveMemory) throw new Error("memory is not open on this path; open the root to save to memory");
             const { result, discard } = await this.#o.saveMemory(x, record);

@@ -39,12 +39,18 @@ describe("I1: task.start searches memory before it creates state", () => {
     assert.equal(task.description, "a brand new project");
   });
 
-  test("a second start while a task is active is refused and changes nothing", async () => {
+  test("a second start while a task is open makes the new one current; the first keeps its status and loses its lease", async () => {
     const first = await fx.root.contract.startTask("first");
-    await assert.rejects(fx.root.contract.startTask("second"), (e: { kind?: string; data?: { task_id?: string } }) => {
-      return e.kind === "conflict" && e.data?.task_id === first.task.task_id;
-    });
-    assert.deepEqual((await fx.root.contract.status()).task, first.task);
+    await fx.root.contract.enableWrites({ reason: "plan approved", granted_by: "host" });
+    const second = await fx.root.contract.startTask("second");
+    assert.equal(second.previous_task, first.task.task_id);
+    assert.equal((await fx.root.contract.status()).task?.task_id, second.task.task_id);
+    assert.equal(second.task.access_mode, "read_only", "a new task inherits no permissions");
+    const left = (await fx.root.contract.status(first.task.task_id)).task!;
+    assert.equal(left.status, "in_progress", "it goes on in the background");
+    assert.equal(left.access_mode, "read_only", "its lease ended with the switch");
+    assert.equal(left.lease, null);
+    await assert.rejects(fx.root.contract.requireWritable("write"), { kind: "write_gate_violation" });
   });
 
   test("after a task finishes, a new one starts and the version keeps increasing", async () => {

@@ -43,6 +43,8 @@ export function contractWith(root: Root, memory: MemoryDouble): TaskContract {
   const state: StateStore = {
     path: root.state.path,
     load: () => root.state.load(),
+    loadTask: (id) => root.state.loadTask(id),
+    list: () => root.state.list(),
     transact: (fn) =>
       root.state.transact((tx) =>
         fn({

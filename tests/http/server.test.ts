@@ -129,7 +129,7 @@ for (const target of TARGETS) {
         assert.ok(names.includes("writes_request"));
         assert.equal(names.includes("writes_enable"), false);
         const r = await client.callTool({ name: "task_status", arguments: {} });
-        assert.deepEqual(r.structuredContent, { task: null, pending_checkpoint: null });
+        assert.deepEqual(r.structuredContent, { task: null, pending_checkpoint: null, runs: [] });
       } finally {
         await client.close();
       }

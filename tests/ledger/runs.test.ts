@@ -134,6 +134,11 @@ describe("runs, ownership and receipts", () => {
     await f.ok("receipt.list", { run_id: run.run_id });
     await f.ok("budget.status", { run_id: run.run_id });
     const b = await f.ok("run.get", { run_id: run.run_id });
+    // the run's age moves on by itself; everything else is as it was
+    for (const x of [a, b]) {
+      delete x.budget.elapsed_seconds;
+      delete x.budget.seconds_left;
+    }
     assert.deepEqual(b, a);
     assert.equal(b.receipt_counts.begun, 1, "observing does not turn begun into unknown");
   });
@@ -143,9 +148,10 @@ describe("runs, ownership and receipts", () => {
     await f.ok("receipt.settle", { run_id: run.run_id, epoch: 1, receipt_id: done.receipt.receipt_id, outcome: "completed", result_ref: "r1" });
     const open = await f.ok("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "fetch", idempotency_key: "o", args: {} });
     await f.ok("run.claim", { run_id: run.run_id, owner: "exec-B" });
-    assert.equal((await f.fail("run.continue", { parent_run_id: run.run_id, owner: "exec-C" })).data.reason, "run_status", "a running parent is claimed, not continued");
+    assert.equal((await f.fail("run.continue", { parent_run_id: run.run_id, owner: "exec-C", budget: {} })).data.reason, "run_status", "a running parent is claimed, not continued");
     await f.ok("run.finish", { run_id: run.run_id, epoch: 2, outcome: "window exhausted", gaps: ["full overlap"] });
-    const cont = await f.ok("run.continue", { parent_run_id: run.run_id, owner: "exec-C" });
+    assert.equal((await f.fail("run.continue", { parent_run_id: run.run_id, owner: "exec-C" })).data.kind, "invalid_params", "the allowance is explicit");
+    const cont = await f.ok("run.continue", { parent_run_id: run.run_id, owner: "exec-C", budget: { tool_calls: 5 } });
     assert.notEqual(cont.run.run_id, run.run_id);
     assert.equal(cont.run.parent_run_id, run.run_id);
     assert.equal(cont.run.epoch, 1);
@@ -212,18 +218,21 @@ describe("budgets", () => {
   });
   afterEach(() => f.close());
 
-  test("at a limit new receipts and charges are refused; artifacts stay readable and can still be saved", async () => {
+  test("at a limit new effects are refused but real spending is still recorded; artifacts stay readable and can still be saved", async () => {
     const run = (await f.ok("run.start", { owner: "a", tools: ["calc"], budget: { tool_calls: 2 } })).run;
     for (const k of ["a", "b"]) await f.ok("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "calc", idempotency_key: k, args: {} });
     await f.ok("artifact.put", { name: "report", kind: "draft", content: "early findings", run_id: run.run_id, epoch: 1 });
     const e = await f.fail("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "calc", idempotency_key: "c", args: {} });
     assert.equal(e.code, -32007);
     assert.deepEqual(e.data.exhausted_by, ["tool_calls"]);
-    assert.equal((await f.fail("budget.charge", { run_id: run.run_id, epoch: 1, cost: 1 })).data.kind, "budget_exhausted");
-    assert.equal((await f.ok("budget.status", { run_id: run.run_id })).budget.spent.cost, 0, "a refused charge records nothing");
+    const late = await f.ok("budget.charge", { run_id: run.run_id, epoch: 1, cost: 1, note: "the in-flight request's real cost" });
+    assert.match(late.charge_id, /^CH_\d+$/);
+    assert.equal(late.budget.spent.cost, 1, "usage past the limit is recorded, never lost");
+    assert.equal(late.budget.effects_allowed, false);
+    assert.equal((await f.ok("budget.status", { run_id: run.run_id })).budget.spent.cost, 1);
     assert.equal((await f.ok("artifact.get", { name: "report" })).artifact.content, "early findings");
-    const late = await f.ok("artifact.put", { name: "report", kind: "full", content: "final within budget", run_id: run.run_id, epoch: 1 });
-    assert.equal(late.artifact.version, 2);
+    const final = await f.ok("artifact.put", { name: "report", kind: "full", content: "final within budget", run_id: run.run_id, epoch: 1 });
+    assert.equal(final.artifact.version, 2);
   });
 
   test("an unknown charge counts as unknown and, with a ceiling, toward the limit", async () => {
@@ -244,7 +253,7 @@ describe("adjustments", () => {
   beforeEach(async () => {
     f = new RpcFixture();
     await f.ok("task.start", { description: "fund comparison" });
-    run = (await f.ok("run.start", { owner: "a" })).run;
+    run = (await f.ok("run.start", { owner: "a", tools: ["model"] })).run;
   });
   afterEach(() => f.close());
 
@@ -257,8 +266,10 @@ describe("adjustments", () => {
     assert.equal(adj.handed, null);
     assert.equal(adj.satisfied, null);
     assert.equal((await f.fail("adjust.satisfy", { adjustment_id: adj.adjustment_id, artifact: "report", version: 1 })).data.reason, "not_handed");
-    const handed = (await f.ok("adjust.handoff", { adjustment_id: adj.adjustment_id, run_id: run.run_id, epoch: 1, request_id: "req-42" })).adjustment;
-    assert.equal(handed.handed.request_id, "req-42");
+    assert.equal((await f.fail("adjust.handoff", { adjustment_id: adj.adjustment_id, run_id: run.run_id, epoch: 1, request_id: "req-42" })).data.kind, "not_found", "a handoff names a recorded request");
+    const request = (await f.ok("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "model", idempotency_key: "request-42", args: { prompt: "with the adjustment" } })).receipt;
+    const handed = (await f.ok("adjust.handoff", { adjustment_id: adj.adjustment_id, run_id: run.run_id, epoch: 1, request_id: request.receipt_id })).adjustment;
+    assert.equal(handed.handed.request_id, request.receipt_id);
     assert.equal((await f.fail("adjust.satisfy", { adjustment_id: adj.adjustment_id, artifact: "report", version: 1 })).data.kind, "not_found", "only an existing artifact version satisfies it");
     await f.ok("artifact.put", { name: "report", kind: "full", content: "with tracking error" });
     const sat = (await f.ok("adjust.satisfy", { adjustment_id: adj.adjustment_id, artifact: "report", version: 1 })).adjustment;

@@ -30,7 +30,7 @@ for (const target of TARGETS) {
       const bytes = new TextEncoder().encode(req("split", "task.status") + "\n");
       for (const b of bytes) await s.write(new Uint8Array([b]));
       const a = await s.answer("split");
-      assert.deepEqual(a.result, { task: null, pending_checkpoint: null });
+      assert.deepEqual(a.result, { task: null, pending_checkpoint: null, runs: [] });
       assert.equal(s.answers.length, 1);
     });
 

@@ -1,8 +1,17 @@
 /**
- * Budget rules of a run (seed 003, section 8), pure. Spending is the sum of charges; a charge
- * whose amounts are unknown is counted as unknown, never as zero. A limit may count each unknown
- * charge at a ceiling. A run is exhausted when any limited dimension's effective spend has reached
- * its limit; then new effects are refused (artifacts stay readable and may still be saved).
+ * Budget rules of a run (seed 003, section 8), pure.
+ *
+ * - Spending is the sum of charges, and every charge is recorded, also past a limit: what an
+ *   in-flight request really cost is never lost. A limit stops new effects, not accounting.
+ * - A charge whose amounts are unknown counts as unknown, never as zero. A limit may count each
+ *   unknown charge at a ceiling (`unknown_ceiling`); without one, a limited dimension with unknown
+ *   charges is *uncertain*: its remaining is reported as null, and new effects are refused until
+ *   the unknown charges are reconciled (their real amounts recorded, with evidence) or the run
+ *   continues under a budget that sets a ceiling.
+ * - Time is a budget too: a `deadline` (an instant) and `wall_seconds` (the run's age). Time is
+ *   always known: the server's clock measures it.
+ * A run is exhausted when any limited dimension's effective spend has reached its limit, or its
+ * time is up; then new effects are refused (artifacts stay readable and may still be saved).
  */
 
 export const BUDGET_DIMENSIONS = ["requests", "input_tokens", "output_tokens", "tool_calls", "cost"] as const;
@@ -10,8 +19,12 @@ export type BudgetDimension = (typeof BUDGET_DIMENSIONS)[number];
 export type Amounts = Partial<Record<BudgetDimension, number>>;
 
 export interface BudgetLimits extends Amounts {
-  /** How much one unknown charge counts toward each limit (absent: unknown charges count as nothing known, but are reported). */
+  /** How much one unknown charge counts toward each limit (absent: the dimension is uncertain while unknown charges stand). */
   unknown_ceiling?: Amounts;
+  /** No new effects from this instant on (ISO 8601). */
+  deadline?: string;
+  /** No new effects once the run is this many seconds old. */
+  wall_seconds?: number;
 }
 
 export interface Charge {
@@ -19,42 +32,108 @@ export interface Charge {
   unknown: boolean;
 }
 
+export type TimeLimit = "deadline" | "wall_seconds";
+
 export interface BudgetStatus {
   limits: BudgetLimits;
-  /** Sums of the known charges. */
+  /** Sums of the amounts charges give (reconciled ones at their real amounts). */
   spent: Record<BudgetDimension, number>;
-  /** How many charges had unknown amounts. */
+  /** How many charges still have unknown amounts. */
   unknown_charges: number;
   /** Known spend plus each unknown charge at its ceiling: what the limits are checked against. */
   effective: Record<BudgetDimension, number>;
-  /** Limit minus effective spend, per limited dimension (may be negative). */
-  remaining: Amounts;
+  /** Limit minus effective spend, per limited dimension (may be negative); null where it is uncertain. */
+  remaining: Partial<Record<BudgetDimension, number | null>>;
+  /** Limited dimensions with unknown charges and no ceiling: what is left there is not known. */
+  uncertain: BudgetDimension[];
+  /** Seconds since the run started, and until its deadline / wall-time limit (null without one). */
+  elapsed_seconds: number;
+  seconds_left: number | null;
   exhausted: boolean;
-  /** The dimensions at or over their limit. */
-  exhausted_by: BudgetDimension[];
+  /** The dimensions at or over their limit, and the time limits that are up. */
+  exhausted_by: (BudgetDimension | TimeLimit)[];
+  /** Whether a new effect may begin now: not exhausted, and nothing limited is uncertain. */
+  effects_allowed: boolean;
+  /** What applies to new effects, in words. */
+  policy: string;
 }
 
 function zero(): Record<BudgetDimension, number> {
   return { requests: 0, input_tokens: 0, output_tokens: 0, tool_calls: 0, cost: 0 };
 }
 
-export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[]): BudgetStatus {
+export interface BudgetClock {
+  /** When the run started (ISO 8601). */
+  started_at: string;
+  now: Date;
+}
+
+export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], clock?: BudgetClock): BudgetStatus {
   const spent = zero();
   let unknown = 0;
   for (const c of charges) {
     if (c.unknown) unknown++;
+    // what is known of an unknown charge (a request counted, its cost not) still counts
     for (const d of BUDGET_DIMENSIONS) spent[d] += c.amounts[d] ?? 0;
   }
   const effective = zero();
-  const remaining: Amounts = {};
-  const exhaustedBy: BudgetDimension[] = [];
+  const remaining: BudgetStatus["remaining"] = {};
+  const exhaustedBy: BudgetStatus["exhausted_by"] = [];
+  const uncertain: BudgetDimension[] = [];
   for (const d of BUDGET_DIMENSIONS) {
-    effective[d] = spent[d] + unknown * (limits.unknown_ceiling?.[d] ?? 0);
+    const ceiling = limits.unknown_ceiling?.[d];
+    effective[d] = spent[d] + unknown * (ceiling ?? 0);
     const limit = limits[d];
-    if (limit !== undefined) {
-      remaining[d] = limit - effective[d];
-      if (effective[d] >= limit) exhaustedBy.push(d);
-    }
+    if (limit === undefined) continue;
+    if (effective[d] >= limit) exhaustedBy.push(d);
+    if (unknown > 0 && ceiling === undefined) {
+      uncertain.push(d);
+      remaining[d] = null;
+    } else remaining[d] = limit - effective[d];
   }
-  return { limits, spent, unknown_charges: unknown, effective, remaining, exhausted: exhaustedBy.length > 0, exhausted_by: exhaustedBy };
+  const now = clock?.now.getTime() ?? Date.now();
+  const started = clock ? Date.parse(clock.started_at) : now;
+  const elapsed = Math.max(0, (now - started) / 1000);
+  const lefts: number[] = [];
+  if (limits.deadline !== undefined) {
+    const left = (Date.parse(limits.deadline) - now) / 1000;
+    lefts.push(left);
+    if (left <= 0) exhaustedBy.push("deadline");
+  }
+  if (limits.wall_seconds !== undefined) {
+    const left = limits.wall_seconds - elapsed;
+    lefts.push(left);
+    if (left <= 0) exhaustedBy.push("wall_seconds");
+  }
+  const exhausted = exhaustedBy.length > 0;
+  const policy = exhausted
+    ? `exhausted (${exhaustedBy.join(", ")}): no new effects; spending is still recorded and artifacts may still be saved`
+    : uncertain.length
+    ? `uncertain (${uncertain.join(", ")}): ${unknown} charge(s) of unknown amount and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
+    : "new effects allowed";
+  return {
+    limits,
+    spent,
+    unknown_charges: unknown,
+    effective,
+    remaining,
+    uncertain,
+    elapsed_seconds: Math.round(elapsed * 1000) / 1000,
+    seconds_left: lefts.length ? Math.round(Math.min(...lefts) * 1000) / 1000 : null,
+    exhausted,
+    exhausted_by: exhaustedBy,
+    effects_allowed: !exhausted && uncertain.length === 0,
+    policy,
+  };
+}
+
+/** Sums of several statuses' known spend and unknown charges (a task's total across its runs). */
+export function totalOf(statuses: readonly BudgetStatus[]): { spent: Record<BudgetDimension, number>; unknown_charges: number; runs: number } {
+  const spent = zero();
+  let unknown = 0;
+  for (const s of statuses) {
+    unknown += s.unknown_charges;
+    for (const d of BUDGET_DIMENSIONS) spent[d] += s.spent[d];
+  }
+  return { spent, unknown_charges: unknown, runs: statuses.length };
 }

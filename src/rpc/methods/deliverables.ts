@@ -29,7 +29,7 @@ export const deliverableMethods = [
   method({
     name: "adjust.handoff",
     side: "agent",
-    summary: "Record that a request really carried an adjustment (request_id), fenced by the run's epoch",
+    summary: "Record that a recorded request (a receipt RC_… of the run, begun after the adjustment) carried it, fenced by the run's epoch; appended, never replacing an earlier handoff",
     params: L.adjustHandoff,
     lane: "state",
     readOnly: false,
@@ -38,7 +38,7 @@ export const deliverableMethods = [
   method({
     name: "adjust.satisfy",
     side: "agent",
-    summary: "Record that an artifact version addresses a handed adjustment",
+    summary: "Record that an artifact version made after the adjustment was received addresses it (it must have been handed); appended",
     params: L.adjustSatisfy,
     lane: "state",
     readOnly: false,
@@ -47,7 +47,7 @@ export const deliverableMethods = [
   method({
     name: "adjust.list",
     side: "agent",
-    summary: "The current task's adjustments: verbatim text, received / handed / satisfied with their timestamps",
+    summary: "The current task's adjustments: verbatim text, the latest handoff and satisfaction, and every stage in history",
     params: L.adjustList,
     lane: "read",
     readOnly: true,
@@ -121,10 +121,20 @@ export const deliverableMethods = [
   method({
     name: "context.read",
     side: "agent",
-    summary: "Exact byte range of a stored result (text when it is whole UTF-8, always base64) and the coverage read so far",
+    summary: "Exact byte range of a stored result of this task (or shared with it; text when whole UTF-8, always base64) and the coverage read so far by this run (run_id) or task",
     params: L.contextRead,
     lane: "read",
     readOnly: false,
-    handler: ({ root }, p) => root.deliverables.readContext(p.ref, p.offset ?? 0, p.length, LIMITS.context_read_bytes),
+    handler: async ({ root }, p) =>
+      root.deliverables.readContext(p.ref, p.offset ?? 0, p.length, LIMITS.context_read_bytes, { task_id: await taskOf(root, p.run_id), run_id: p.run_id }),
+  }),
+  method({
+    name: "context.share",
+    side: "agent",
+    summary: "Let another task read one of the current task's context refs (a ref belongs to its task)",
+    params: L.contextShare,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => root.deliverables.shareContext(p.ref, await currentTaskId(root), p.task_id),
   }),
 ];

@@ -2,6 +2,7 @@
 import { NoActiveTaskError } from "../../core/errors.ts";
 import type { Root } from "../../root.ts";
 import { sha256Hex } from "../../store/blobs.ts";
+import { totalOf } from "../../core/ledger/budget.ts";
 import { L } from "../ledger_schemas.ts";
 import { callerName, method } from "../method.ts";
 import { invalidParams } from "../errors.ts";
@@ -14,6 +15,15 @@ export function canonicalJson(value: unknown): string {
     return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);
+}
+
+/** The current task, which must be open (a new run or continuation belongs to an open task). */
+async function openTaskId(root: Root, what: string): Promise<string> {
+  const task = await root.state.load();
+  if (!task || task.status === "completed" || task.status === "failed") {
+    throw new NoActiveTaskError(`${what}: ${task ? `the current task ${task.task_id} is ${task.status}` : "no task in this root"}; a run belongs to an open task (task.start begins one)`);
+  }
+  return task.task_id;
 }
 
 /** The task the call is about: the root's current task (finished ones included, for reading). */
@@ -61,11 +71,39 @@ export const runMethods = [
   method({
     name: "run.continue",
     side: "agent",
-    summary: "Explicit continuation: a new run linked to its parent, same permissions, own budget, parent's unknowns as open items",
+    summary: "Explicit continuation in the current (open) task: a new run linked to its parent, its permissions narrowed or kept (never widened), an explicit budget, the parent's unknowns as open items",
     params: L.runContinue,
     lane: "state",
     readOnly: false,
-    handler: ({ root }, p) => root.runs.continueRun(p.parent_run_id, p.owner, p.budget ?? null),
+    handler: async ({ root }, p) =>
+      root.runs.continueRun(p.parent_run_id, {
+        task_id: await openTaskId(root, "run.continue"),
+        owner: p.owner,
+        budget: p.budget,
+        narrow: { tools: p.tools, sources: p.sources, scope: p.scope },
+      }),
+  }),
+  method({
+    name: "run.list",
+    side: "agent",
+    summary: "The runs of the current task (or of task_id, or of every task with all_tasks): status, owner, epoch, budget, open items, newest checkpoint; and the task's total spend",
+    params: L.runList,
+    lane: "read",
+    readOnly: true,
+    handler: async ({ root }, p) => {
+      const taskId = p.all_tasks ? undefined : (p.task_id ?? (await currentTaskId(root)));
+      const runs = await root.runs.listRuns(taskId);
+      return { task_id: taskId ?? null, runs, total: totalOf(runs.map((r) => r.budget)) };
+    },
+  }),
+  method({
+    name: "run.checkpoint",
+    side: "agent",
+    summary: "A run's own working summary (what is settled, what is open), fenced by its epoch; run.get and run.claim return the newest",
+    params: L.runCheckpoint,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ checkpoint: await root.runs.checkpoint(p.run_id, p.epoch, p.settled, p.open, p.note ?? "") }),
   }),
   method({
     name: "run.park",
@@ -158,19 +196,32 @@ export const runMethods = [
   method({
     name: "budget.charge",
     side: "agent",
-    summary: "Record spending (requests, tokens, tool calls, cost); unknown: true counts it as unknown, never zero",
+    summary: "Record spending (requests, tokens, tool calls, cost), always, also past a limit; unknown: true counts it as unknown, never zero; returns charge_id and the budget",
     params: L.budgetCharge,
     lane: "state",
     readOnly: false,
     handler: async ({ root }, p) => {
       const { run_id, epoch, unknown, note, root: _r, ...amounts } = p;
-      return { budget: await root.runs.charge(run_id, epoch, amounts, unknown ?? false, note ?? "") };
+      const { charge_id, ...budget } = await root.runs.charge(run_id, epoch, amounts, unknown ?? false, note ?? "");
+      return { charge_id, budget };
+    },
+  }),
+  method({
+    name: "budget.reconcile",
+    side: "agent",
+    summary: "Record what an unknown charge really cost, with evidence (the original row is kept); an uncertain budget becomes known again",
+    params: L.budgetReconcile,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      const { run_id, epoch, charge_id, evidence, root: _r, ...amounts } = p;
+      return { budget: await root.runs.reconcileCharge(run_id, epoch, charge_id, amounts, evidence) };
     },
   }),
   method({
     name: "budget.status",
     side: "agent",
-    summary: "A run's limits, known spend, unknown charges, effective spend, remaining and whether it is exhausted",
+    summary: "A run's limits, spend, unknown charges (ids), effective spend, remaining (null where uncertain), time left, whether new effects are allowed and the policy",
     params: L.runId,
     lane: "read",
     readOnly: true,

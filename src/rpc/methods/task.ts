@@ -1,4 +1,5 @@
 /** task.*, turn.* and writes.*: the contract of seed 002 over the protocol. */
+import { UnauthorizedError } from "../../core/errors.ts";
 import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
 
@@ -6,7 +7,7 @@ export const taskMethods = [
   method({
     name: "task.start",
     side: "agent",
-    summary: "I1: search this root's memory, then create a task (in_progress, read-only, turn 1); returns task and memories",
+    summary: "I1: search this root's memory, then create a task and make it current (in_progress, read-only, turn 1); an open current task goes on in the background without its lease; returns task, memories, previous_task",
     params: S.taskStart,
     lane: "state",
     readOnly: false,
@@ -15,20 +16,41 @@ export const taskMethods = [
   method({
     name: "task.status",
     side: "agent",
-    summary: "The task state (null when none), its lease and lease log, and any pending checkpoint",
+    summary: "The current task's state (or another's, by task_id; null when none), its lease and lease log, any pending checkpoint, and the task's runs",
+    params: S.taskStatus,
+    lane: "read",
+    readOnly: true,
+    handler: async ({ root }, p) => {
+      const out = await root.contract.status(p.task_id);
+      return { ...out, runs: out.task ? await root.runs.listRuns(out.task.task_id) : [] };
+    },
+  }),
+  method({
+    name: "task.list",
+    side: "agent",
+    summary: "Every task of this root, newest first: id, description, status, turn, access mode, which one is current",
     params: S.empty,
     lane: "read",
     readOnly: true,
-    handler: ({ root }) => root.contract.status(),
+    handler: async ({ root }) => ({ tasks: await root.state.list() }),
+  }),
+  method({
+    name: "task.switch",
+    side: "agent",
+    summary: "Make another open task current: the turn ends (the task left loses its lease), the task switched to starts read-only",
+    params: S.taskSwitch,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root }, p) => ({ task: await root.contract.switchTask(p.task_id, p.reason) }),
   }),
   method({
     name: "task.transition",
     side: "agent",
-    summary: "A whitelisted status change (to, reason); leaving in_progress revokes the lease",
+    summary: "A whitelisted status change (to, reason) of the current task or of another by task_id; leaving in_progress revokes the lease; a task with open runs does not end",
     params: S.taskTransition,
     lane: "state",
     readOnly: false,
-    handler: async ({ root, caller }, p) => ({ task: await root.contract.transition(p.to, p.reason, caller.side) }),
+    handler: async ({ root, caller }, p) => ({ task: await root.contract.transition(p.to, p.reason, caller.side, p.task_id) }),
   }),
   method({
     name: "task.checkpoint",
@@ -60,11 +82,32 @@ export const taskMethods = [
   method({
     name: "task.finish",
     side: "agent",
-    summary: "Complete the task and save an outcome record to memory; returns task and memory_id",
+    summary: "Complete the task (current, or another by task_id) and save an outcome record to memory; refused while its runs are open unless cancel_runs: true cancels them first",
     params: S.taskFinish,
     lane: "state",
     readOnly: false,
-    handler: ({ root, caller }, p) => root.contract.finish(p.summary, caller.side),
+    handler: async ({ root, caller }, p) => {
+      const cancelled: string[] = [];
+      if (p.cancel_runs && caller.side !== "host") {
+        // an agent cancels a run only with its epoch (run.cancel); ending them all at once is the user's call
+        throw new UnauthorizedError("Refused: task.finish with cancel_runs is the host's decision; an agent ends its runs with run.finish or run.cancel (with its epoch)", {
+          method: "task.finish",
+          side_required: "host",
+          side: caller.side,
+        });
+      }
+      if (p.cancel_runs) {
+        const task = (await root.contract.status(p.task_id)).task;
+        if (task) {
+          for (const run of await root.runs.listRuns(task.task_id)) {
+            if (run.status !== "running" && run.status !== "parked") continue;
+            await root.runs.cancel(run.run_id, null, "the task was finished with cancel_runs", callerName(caller));
+            cancelled.push(run.run_id);
+          }
+        }
+      }
+      return { ...(await root.contract.finish(p.summary, caller.side, p.task_id)), cancelled_runs: cancelled };
+    },
   }),
   method({
     name: "turn.begin",
