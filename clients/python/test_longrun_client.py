@@ -180,11 +180,17 @@ class TransitionTest(ClientTest):
             self.lr.finish()
         self.assertEqual((cm.exception.from_, cm.exception.to), ("paused", "completed"))
 
-    def test_second_start_while_a_task_is_active_raises_conflict(self):
-        self.lr.start_task("first")
-        with self.assertRaises(ConflictError) as cm:
-            self.lr.start_task("second")
-        self.assertEqual(cm.exception.data.get("reason"), "task_active")
+    def test_second_start_while_a_task_is_open_makes_it_current_and_the_first_goes_on(self):
+        first = self.lr.start_task("first")["task"]
+        self.lr.call("writes.enable", reason="plan approved")
+        second = self.lr.start_task("second")
+        self.assertEqual(second["previous_task"], first["task_id"])
+        tasks = {t["task_id"]: t for t in self.lr.call("task.list")["tasks"]}
+        self.assertEqual(tasks[first["task_id"]]["status"], "in_progress")
+        self.assertFalse(tasks[first["task_id"]]["current"])
+        self.assertTrue(tasks[second["task"]["task_id"]]["current"])
+        with self.assertRaises(WriteGateViolation):  # the first task's lease did not move
+            self.lr.require_writable("write")
 
     def test_corrupt_state_raises_state_corrupt_naming_where_it_is(self):
         self.lr.start_task("Adapt the supplier interface")

@@ -6,7 +6,7 @@
  */
 import type { Tx as Transaction } from "../memory/db.ts";
 import { settleAllowed, beginVerdict } from "../core/ledger/receipts.ts";
-import type { Amounts, BudgetLimits } from "../core/ledger/budget.ts";
+import type { Amounts, BudgetDimension, BudgetLimits } from "../core/ledger/budget.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
 import { addEvent, CHARGE_ID, fence, json, RECEIPT_ID, type Row, RUN_ID, seqOf } from "./common.ts";
 import { type BudgetStatus, type Receipt, RunLedger, toReceipt } from "./runs.ts";
@@ -196,15 +196,15 @@ export class EffectLedger extends RunLedger {
    * Records spending, always: past a limit too (what an in-flight request really cost is never
    * lost; the limit stops new effects, not accounting). Returns the budget after it.
    */
-  async charge(runId: string, epoch: number, amounts: Amounts, unknown: boolean, note: string): Promise<BudgetStatus & { charge_id: string }> {
+  async charge(runId: string, epoch: number, amounts: Amounts, unknown: boolean | readonly BudgetDimension[], note: string): Promise<BudgetStatus & { charge_id: string }> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = this.now();
     return this.d.db.write(async (tx) => {
       await fence(tx, seq, epoch, at);
       const run = await this.runRow(tx, seq);
       const rs = await tx.execute({
-        sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, note, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
-        args: [seq, epoch, JSON.stringify(amounts), unknown ? 1 : 0, note, at],
+        sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, unknown_dims, note, at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+        args: [seq, epoch, JSON.stringify(amounts), unknown === false || (Array.isArray(unknown) && unknown.length === 0) ? 0 : 1, Array.isArray(unknown) ? JSON.stringify(unknown) : null, note, at],
       });
       const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
       return { ...status, charge_id: CHARGE_ID.format(Number(rs.rows[0]!.seq)) };

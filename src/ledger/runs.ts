@@ -8,7 +8,7 @@
  * new task (never inherits anything).
  */
 import type { Tx as Transaction } from "../memory/db.ts";
-import { budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
+import { type BudgetDimension, budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
@@ -405,12 +405,12 @@ export class RunLedger {
   /** A run's charges; an unknown one that was reconciled counts at its real amounts. */
   protected async charges(runSeq: number, tx: Transaction | null = null): Promise<Charge[]> {
     const exec = tx ?? this.d.db;
-    const rs = await exec.execute({ sql: "SELECT amounts, unknown, reconciled_amounts FROM charges WHERE run_seq = ?", args: [runSeq] });
-    return rs.rows.map((r) =>
-      r.reconciled_amounts !== null && r.reconciled_amounts !== undefined
-        ? { amounts: json(r.reconciled_amounts, {}), unknown: false }
-        : { amounts: json(r.amounts, {}), unknown: Number(r.unknown) === 1 }
-    );
+    const rs = await exec.execute({ sql: "SELECT amounts, unknown, unknown_dims, reconciled_amounts FROM charges WHERE run_seq = ?", args: [runSeq] });
+    return rs.rows.map((r): Charge => {
+      if (r.reconciled_amounts !== null && r.reconciled_amounts !== undefined) return { amounts: json(r.reconciled_amounts, {}), unknown: false };
+      const unknown = Number(r.unknown) === 1 ? (r.unknown_dims === null || r.unknown_dims === undefined ? true : json<BudgetDimension[]>(r.unknown_dims, [])) : false;
+      return { amounts: json(r.amounts, {}), unknown };
+    });
   }
 
   protected async budget(runSeq: number, limits: BudgetLimits, tx: Transaction | null, startedAt: string): Promise<BudgetStatus> {

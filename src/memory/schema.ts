@@ -266,6 +266,8 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE charges ADD COLUMN reconciled_amounts TEXT`,
       `ALTER TABLE charges ADD COLUMN reconciled_evidence TEXT`,
       `ALTER TABLE charges ADD COLUMN reconciled_at TEXT`,
+      // which dimensions an unknown charge leaves unknown (NULL: every one it gives no amount for)
+      `ALTER TABLE charges ADD COLUMN unknown_dims TEXT`,
       `CREATE INDEX runs_by_task ON runs(task_id, status)`,
       // what existed when an adjustment was received: only later requests and versions can answer it
       `ALTER TABLE adjustments ADD COLUMN receipts_before INTEGER`,

@@ -82,7 +82,14 @@ export const L = {
     evidence: v.optional(longText()),
   }),
   receiptList: params({ run_id: runId, status: v.optional(v.picklist(["begun", "completed", "failed", "unknown"])) }),
-  budgetCharge: params({ run_id: runId, epoch, ...amounts.entries, unknown: v.optional(v.boolean()), note: v.optional(shortText()) }),
+  budgetCharge: params({
+    run_id: runId,
+    epoch,
+    ...amounts.entries,
+    // true: every dimension given no amount here is unknown; a list: exactly those
+    unknown: v.optional(v.union([v.boolean(), v.pipe(v.array(v.picklist(BUDGET_DIMENSIONS)), v.maxLength(BUDGET_DIMENSIONS.length))])),
+    note: v.optional(shortText()),
+  }),
   adjustReceive: params({ text: longText(), run_id: v.optional(runId) }),
   adjustHandoff: params({ adjustment_id: shortText(), run_id: runId, epoch, request_id: shortText() }),
   adjustSatisfy: params({ adjustment_id: shortText(), artifact: name, version }),

@@ -165,6 +165,13 @@ describe("runs, ownership and receipts", () => {
     assert.equal((await f.ok("receipt.begin", { run_id: cont.run.run_id, epoch: 1, tool: "calc", idempotency_key: "c", args: {} })).replayed, false, "the parent's completed effect is not reused as a new result");
   });
 
+  test("an agent cannot end a task's runs with it (cancel_runs is the host's call)", async () => {
+    const e = await f.fail("task.finish", { summary: "done", cancel_runs: true });
+    assert.equal(e.data.kind, "unauthorized");
+    assert.equal((await f.ok("run.get", { run_id: run.run_id })).run.status, "running", "nothing was cancelled");
+    assert.equal((await f.fail("task.finish", { summary: "done" })).data.reason, "open_runs");
+  });
+
   test("a new task never inherits a run's permissions", async () => {
     await f.ok("run.finish", { run_id: run.run_id, epoch: 1, outcome: "done" });
     await f.ok("task.finish", { summary: "done" });

@@ -29,7 +29,19 @@ export interface BudgetLimits extends Amounts {
 
 export interface Charge {
   amounts: Amounts;
-  unknown: boolean;
+  /**
+   * Whether, and where, the charge's amounts are unknown: `true` means every dimension it gives no
+   * amount for (a request whose usage was never reported: its tokens, its cost, and whether it
+   * made tool calls); a list names exactly the unknown dimensions.
+   */
+  unknown: boolean | readonly BudgetDimension[];
+}
+
+/** The dimensions a charge leaves unknown. */
+export function unknownDimensions(c: Charge): BudgetDimension[] {
+  if (c.unknown === false) return [];
+  if (c.unknown === true) return BUDGET_DIMENSIONS.filter((d) => c.amounts[d] === undefined);
+  return [...c.unknown];
 }
 
 export type TimeLimit = "deadline" | "wall_seconds";
@@ -70,9 +82,12 @@ export interface BudgetClock {
 
 export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], clock?: BudgetClock): BudgetStatus {
   const spent = zero();
+  const unknownIn = zero();
   let unknown = 0;
   for (const c of charges) {
-    if (c.unknown) unknown++;
+    const dims = unknownDimensions(c);
+    if (c.unknown !== false) unknown++;
+    for (const d of dims) unknownIn[d]++;
     // what is known of an unknown charge (a request counted, its cost not) still counts
     for (const d of BUDGET_DIMENSIONS) spent[d] += c.amounts[d] ?? 0;
   }
@@ -82,11 +97,11 @@ export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], c
   const uncertain: BudgetDimension[] = [];
   for (const d of BUDGET_DIMENSIONS) {
     const ceiling = limits.unknown_ceiling?.[d];
-    effective[d] = spent[d] + unknown * (ceiling ?? 0);
+    effective[d] = spent[d] + unknownIn[d] * (ceiling ?? 0);
     const limit = limits[d];
     if (limit === undefined) continue;
     if (effective[d] >= limit) exhaustedBy.push(d);
-    if (unknown > 0 && ceiling === undefined) {
+    if (unknownIn[d] > 0 && ceiling === undefined) {
       uncertain.push(d);
       remaining[d] = null;
     } else remaining[d] = limit - effective[d];
@@ -109,7 +124,7 @@ export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], c
   const policy = exhausted
     ? `exhausted (${exhaustedBy.join(", ")}): no new effects; spending is still recorded and artifacts may still be saved`
     : uncertain.length
-    ? `uncertain (${uncertain.join(", ")}): ${unknown} charge(s) of unknown amount and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
+    ? `uncertain (${uncertain.join(", ")}): charges of unknown amount there and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
     : "new effects allowed";
   return {
     limits,
