@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
 import { LIMITS } from "../core/limits.ts";
-import { longText, params, shortText, stringList, taskIdField } from "./schemas.ts";
+import { longText, params, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -17,6 +17,7 @@ const budget = v.strictObject({
 const name = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._ -]{0,119}$/, "a name of letters, digits, dot, dash, underscore or space (1-120)"));
 const version = v.pipe(v.number(), v.integer(), v.minValue(1));
 const content = v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars));
+const contextRef = v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001"));
 
 export const L = {
   runStart: params({
@@ -110,9 +111,9 @@ export const L = {
   artifactList: params({ name: v.optional(name) }),
   artifactMark: params({ name, version, mark: v.picklist(["preview", "saved", "exported", "opened"]), ok: v.optional(v.boolean()), detail: v.optional(shortText(0)) }),
   contextPut: params({ label: shortText(), content, source: v.optional(shortText()), run_id: v.optional(runId), epoch: v.optional(epoch) }),
-  contextShare: params({ ref: v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001")), task_id: v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id (task.list shows them)")) }),
+  contextShare: params({ ref: contextRef, task_id: taskId() }),
   contextRead: params({
-    ref: v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001")),
+    ref: contextRef,
     run_id: v.optional(runId),
     offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
     length: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(LIMITS.context_read_bytes))),

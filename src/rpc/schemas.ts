@@ -32,13 +32,15 @@ export function params<E extends Record<string, v.GenericSchema<any, any>>>(entr
   return v.strictObject({ ...entries, root });
 }
 
-/** A task of the root by id (`T_…`); absent: the current task. */
-export const taskIdField = () => v.optional(v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)")));
+/** A task of the root by id (`T_…`). */
+export const taskId = () => v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)"));
+/** A task of the root by id; absent: the current task. */
+export const taskIdField = () => v.optional(taskId());
 
 export const S = {
   empty: params({}),
   taskStatus: params({ task_id: taskIdField() }),
-  taskSwitch: params({ task_id: v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)")), reason: v.optional(shortText()) }),
+  taskSwitch: params({ task_id: taskId(), reason: v.optional(shortText()) }),
   taskStart: params({ description: longText(), keywords: v.optional(stringList()) }),
   taskTransition: params({ to: v.picklist(TASK_STATUSES), reason: shortText(), task_id: taskIdField() }),
   taskCheckpoint: params({
