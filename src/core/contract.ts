@@ -34,6 +34,9 @@ import type {
 import { assertTransition, isTerminal, type TaskStatus, TRANSITIONS } from "./status.ts";
 import { cloneState, type Lease, newTaskState, pushBounded, type TaskState } from "./task.ts";
 
+/** Failures of the storage itself (not of the request): a checkpoint still goes to the pending file. */
+const STORAGE_KINDS: ReadonlySet<string> = new Set(["conflict", "storage_error", "memory_corrupt"]);
+
 export interface ContractDeps {
   state: StateStore;
   pending: PendingStore;
@@ -381,25 +384,8 @@ export class TaskContract {
       const out = await this.#d.state.transact(async (tx) => {
         const live = await this.#mustLoad(tx);
         if (isTerminal(live.status)) throw new TransitionError(live.status, "paused", TRANSITIONS[live.status]);
-        const now = this.#now();
         const waiting = await this.#d.pending.read();
-
-        const progress = input.kind === PROGRESS_KIND;
-        const working = cloneState(live);
-        if (!progress) {
-          revokeLease(working, "checkpoint", now);
-          if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
-        }
-        if (input.phase !== undefined) working.phase = input.phase;
-        working.next_step = input.next_step;
-        working.version = live.version + 1;
-        working.updated_at = now.toISOString();
-
-        const checkpointId = this.#d.ids.checkpointId();
-        const savedAt = now.toISOString();
-        const text = renderCheckpoint(working, { summary: input.summary, kind: input.kind ?? "manual" }, checkpointId, savedAt);
-        const record = checkpointRecord(working, text, checkpointId);
-        working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt };
+        const { working, text, record, checkpointId, savedAt } = this.#draftCheckpoint(live, input);
         prepared = {
           waiting: waiting !== null,
           pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) },
@@ -417,11 +403,49 @@ export class TaskContract {
       this.#crash("checkpoint.before_reply");
       return { text: out.text, memory_id: out.memory_id, task: out.task };
     } catch (cause) {
-      const p = prepared as { pending: PendingCheckpoint; waiting: boolean } | null;
-      if (p === null) throw cause; // refused before anything was attempted
+      let p = prepared as { pending: PendingCheckpoint; waiting: boolean } | null;
+      if (p === null) {
+        // refused on its merits (no task, finished, unreadable state): nothing was attempted
+        if (cause instanceof LongrunError && !STORAGE_KINDS.has(cause.kind)) throw cause;
+        // the transaction never began (the database locked or failing): the checkpoint is made
+        // from a lock-free read and kept in the pending file all the same, never lost
+        p = await this.#prepareWithoutLock(input).catch(() => null);
+        if (p === null) throw cause;
+      }
       await this.#checkpointFailed(p.waiting ? null : { ...p.pending, error: describeCause(cause) });
       throw new CheckpointWriteError(this.#d.pending.path, cause);
     }
+  }
+
+  /**
+   * A checkpoint of `live`, not yet saved: on a copy, the lease revoked and the task paused (unless
+   * it is a progress checkpoint), its text rendered with the machine line, its memory record.
+   */
+  #draftCheckpoint(live: TaskState, input: CheckpointInput) {
+    const now = this.#now();
+    const working = cloneState(live);
+    if (input.kind !== PROGRESS_KIND) {
+      revokeLease(working, "checkpoint", now);
+      if (working.status === "in_progress") this.#setStatus(working, "paused", `checkpoint (${input.kind ?? "manual"})`, now);
+    }
+    if (input.phase !== undefined) working.phase = input.phase;
+    working.next_step = input.next_step;
+    working.version = live.version + 1;
+    working.updated_at = now.toISOString();
+    const checkpointId = this.#d.ids.checkpointId();
+    const savedAt = now.toISOString();
+    const text = renderCheckpoint(working, { summary: input.summary, kind: input.kind ?? "manual" }, checkpointId, savedAt);
+    const record = checkpointRecord(working, text, checkpointId);
+    working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt };
+    return { working, text, record, checkpointId, savedAt };
+  }
+
+  /** A checkpoint's pending form from a lock-free read of the state (for a transaction that could not begin). */
+  async #prepareWithoutLock(input: CheckpointInput): Promise<{ pending: PendingCheckpoint; waiting: boolean } | null> {
+    const live = await this.#d.state.load();
+    if (!live || isTerminal(live.status)) return null;
+    const { working, record, checkpointId, savedAt } = this.#draftCheckpoint(live, input);
+    return { waiting: this.#d.pending.exists(), pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) } };
   }
 
   /**

@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   limit_exceeded: -32009,
   conflict: -32010,
   not_found: -32011,
+  storage_error: -32012,
+  memory_corrupt: -32013,
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_CODES;
@@ -150,6 +152,35 @@ export class ConflictError extends LongrunError {
 export class NotFoundError extends LongrunError {
   constructor(readonly what: string, readonly id: string, hint = "", message?: string) {
     super("not_found", message ?? `Not found: no ${what} ${JSON.stringify(id)} in this root${hint}`, { what, id });
+  }
+}
+
+/** Why storage failed, in terms a caller can act on. */
+export type StorageFault = "disk_full" | "read_only" | "io" | "missing";
+
+/** The disk or file system refused a write or read (full, read-only, failing, gone). Nothing was claimed saved. */
+export class StorageError extends LongrunError {
+  constructor(readonly reason: StorageFault, readonly path: string, detail: string, cause?: unknown) {
+    const what = {
+      disk_full: "the disk (or the database's size limit) is full: free space, then retry",
+      read_only: "it cannot be written (read-only file system or permissions): make it writable, then retry",
+      io: "the file system reported an I/O error: check the disk, then retry",
+      missing: "a file longrun needs is gone or was replaced: see the README's recovery section",
+    }[reason];
+    super("storage_error", `Storage failed at ${path}: ${what} (${detail})`, { reason, path, detail }, { cause });
+  }
+}
+
+/** memory.db is not a readable database any more (truncated, overwritten, damaged). */
+export class MemoryCorruptError extends LongrunError {
+  constructor(readonly path: string, detail: string, cause?: unknown) {
+    super(
+      "memory_corrupt",
+      `Memory is unreadable: ${path} (${detail}). Nothing was written. Stop the processes using this root, keep the file for inspection, ` +
+        `and restore it from a backup (or move it aside and start a new memory: \`longrun recover --force\` rebuilds the task from what remains)`,
+      { path, detail },
+      { cause },
+    );
   }
 }
 

@@ -13,6 +13,7 @@
  */
 import { type Client, createClient } from "@libsql/client";
 import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./db_types.ts";
+import { classifyStorage } from "../store/storage_fault.ts";
 import { SyncDb } from "./sync_db.ts";
 import { WriterClient } from "./writer_client.ts";
 
@@ -197,6 +198,8 @@ export interface OpenOptions {
 export class Database {
   readonly url: string;
   readonly #backend: Backend;
+  /** The file (local) or the URL, as errors name it. */
+  readonly #path: string;
   /** Operations of the (Worker's) writing connection, in order. */
   #queue: Promise<unknown> = Promise.resolve();
   /** Operations of this thread's connection, in order (the same queue when there is one connection). */
@@ -206,6 +209,7 @@ export class Database {
   private constructor(url: string, backend: Backend) {
     this.url = url;
     this.#backend = backend;
+    this.#path = url.startsWith("file:") ? decodeURIComponent(new URL(url).pathname) : url;
   }
 
   /** Opens `url` (`file:/abs/path.db`, `http://…`, `ws://…`). Local files get WAL and synchronous=FULL. */
@@ -215,7 +219,12 @@ export class Database {
       return new Database(url, new RemoteBackend(createClient({ url, authToken: options.authToken })));
     }
     const path = decodeURIComponent(new URL(url).pathname);
-    const local = new SyncDb(path, { busyTimeoutMs: busy, asyncBusy: true, pragmas: CONNECTION_PRAGMAS });
+    let local: SyncDb;
+    try {
+      local = new SyncDb(path, { busyTimeoutMs: busy, asyncBusy: true, pragmas: CONNECTION_PRAGMAS });
+    } catch (e) {
+      throw classifyStorage(e, path) ?? e;
+    }
     let backend: Backend;
     try {
       // Switching a new file to WAL takes an exclusive lock (SQLite answers busy at once, without its handler): retried.
@@ -227,7 +236,7 @@ export class Database {
       } else backend = new InlineBackend(local);
     } catch (e) {
       local.close();
-      throw e;
+      throw classifyStorage(e, path) ?? e;
     }
     return new Database(url, backend);
   }
@@ -247,9 +256,17 @@ export class Database {
     }
   }
 
+  /** A driver or file-system failure as a kind the caller can act on (store/storage_fault.ts), naming the file. */
+  #classified<T>(op: () => Promise<T>): () => Promise<T> {
+    return () =>
+      op().catch((e: unknown) => {
+        throw classifyStorage(e, this.#path) ?? e;
+      });
+  }
+
   #enqueue<T>(op: () => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error(`Database ${this.url} is closed`));
-    const run = this.#queue.then(op);
+    const run = this.#queue.then(this.#classified(op));
     this.#queue = run.catch(() => {});
     return run;
   }
@@ -257,7 +274,7 @@ export class Database {
   #enqueueHere<T>(op: () => Promise<T>): Promise<T> {
     if (!this.#backend.split) return this.#enqueue(op);
     if (this.#closed) return Promise.reject(new Error(`Database ${this.url} is closed`));
-    const run = this.#here.then(op);
+    const run = this.#here.then(this.#classified(op));
     this.#here = run.catch(() => {});
     return run;
   }

@@ -13,13 +13,7 @@ export interface ResultRows {
 }
 
 /** SQLite's "database is busy/locked", from any driver. */
-export function busyError(e: unknown): boolean {
-  const err = e as { code?: unknown; rawCode?: unknown; message?: unknown } | null;
-  const code = typeof err?.code === "string" ? err.code : "";
-  if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED") return true;
-  if (err?.rawCode === 5 || err?.rawCode === 6) return true;
-  return typeof err?.message === "string" && /database is locked|SQLITE_BUSY/i.test(err.message);
-}
+export { isBusyError as busyError } from "../store/sql.ts";
 
 /** Settings of every local connection (acknowledged writes survive power loss; references are checked). */
 export const CONNECTION_PRAGMAS: readonly string[] = ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"];

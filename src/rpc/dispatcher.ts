@@ -6,6 +6,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { ERROR_CODES, LimitExceededError, UnauthorizedError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
+import { classifyStorage } from "../store/storage_fault.ts";
 import type { RootRegistry } from "../roots.ts";
 import { PROTOCOL_VERSION, VERSION } from "../version.ts";
 import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
@@ -24,7 +25,8 @@ export function errorResponse(id: Id, error: ErrorObject): Response {
 }
 
 function isId(v: unknown): v is Id {
-  return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+  // an integer id beyond ±(2^53-1) has already lost digits in JSON.parse: echoing it would answer another id
+  return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v)));
 }
 
 export interface DispatcherOptions {
@@ -119,7 +121,7 @@ export class Dispatcher {
     if (r.jsonrpc !== "2.0" || typeof r.method !== "string" || (hasId && !isId(r.id)) || ("params" in r && (typeof r.params !== "object" || r.params === null))) {
       return errorResponse(id, {
         code: INVALID_REQUEST,
-        message: 'Invalid Request: need "jsonrpc": "2.0", a string "method", object "params" and a string, number or null "id"',
+        message: 'Invalid Request: need "jsonrpc": "2.0", a string "method", object "params" and a string, number or null "id" (a numeric id within ±(2^53-1): larger ones lose digits in JSON, send them as strings)',
         data: { kind: "invalid_request" },
       });
     }
@@ -153,7 +155,10 @@ export class Dispatcher {
     const params = parseParams(name, m.params, rawParams) as Record<string, unknown>;
     const rootName = typeof params.root === "string" ? params.root : undefined;
     const root = await this.#roots.get(rootName);
-    const run = () => m.handler({ root, caller }, params);
+    // a driver or file-system failure leaves as a kind the caller can act on, naming the database
+    const run = () => m.handler({ root, caller }, params).catch((e: unknown) => {
+      throw classifyStorage(e, root.paths.memoryDb) ?? e;
+    });
     const key = root.dir;
     const lanes = this.#lanes.get(key) ?? { state: Promise.resolve(), memory: Promise.resolve() };
     if (m.lane === "read") return Promise.all([lanes.state, lanes.memory]).then(run, run);

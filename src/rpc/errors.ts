@@ -61,6 +61,8 @@ const HTTP_STATUS: Record<string, number> = {
   limit_exceeded: 413,
   conflict: 409,
   not_found: 404,
+  storage_error: 507,
+  memory_corrupt: 500,
 };
 
 /** The HTTP status for an error kind (used by the HTTP front end's problem+json answers). */

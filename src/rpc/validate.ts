@@ -19,10 +19,54 @@ function fieldOf(issue: v.BaseIssue<unknown>): string {
   return issue.path?.map((p) => String(p.key)).join(".") || "params";
 }
 
+/**
+ * What cannot be stored exactly is refused at the door, never altered on the way: a NUL character
+ * (SQLite's text functions and some drivers end a string there), an unpaired UTF-16 surrogate
+ * (UTF-8 has no encoding for it: it would come back as U+FFFD), an integer beyond ±(2^53-1)
+ * (JSON parsers round it). Returns the first offending field and why, or null.
+ */
+export function unstorable(value: unknown, path = ""): { field: string; why: string } | null {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) return { field: path || "params", why: "contains a NUL character (U+0000); longrun stores text: encode binary data (base64, hex) or remove the NUL" };
+    if (!isWellFormed(value)) return { field: path || "params", why: "contains an unpaired UTF-16 surrogate, which UTF-8 cannot store; send well-formed Unicode" };
+    return null;
+  }
+  if (typeof value === "number") {
+    return Number.isInteger(value) && !Number.isSafeInteger(value)
+      ? { field: path || "params", why: "is an integer beyond ±(2^53-1), which JSON numbers cannot carry exactly; send a smaller number" }
+      : null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = unstorable(value[i], path ? `${path}.${i}` : String(i));
+      if (bad) return bad;
+    }
+    return null;
+  }
+  for (const [k, item] of Object.entries(value)) {
+    const field = path ? `${path}.${k}` : k;
+    const key = unstorable(k, field);
+    if (key) return { field: key.field, why: `(a field name) ${key.why}` };
+    const bad = unstorable(item, field);
+    if (bad) return bad;
+  }
+  return null;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isWellFormed(s: string): boolean {
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(s) : !LONE_SURROGATE.test(s);
+}
+
 export function parseParams<S extends AnySchema>(method: string, schema: S, params: unknown): v.InferOutput<S> {
   if (Array.isArray(params)) {
     throw invalidParams(`Invalid params for ${method}: params must be an object of named fields, not an array`, { method });
   }
+  const bad = unstorable(params);
+  if (bad) throw invalidParams(`Invalid params for ${method}: ${bad.field} ${bad.why}; nothing was changed`, { method, field: bad.field });
   const parsed = v.safeParse(schema, params ?? {});
   if (parsed.success) return parsed.output;
   const issues = parsed.issues;
