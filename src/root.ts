@@ -3,7 +3,8 @@
  * memory database and raw bodies all live under one absolute directory. Nothing here is module
  * global: open as many roots as you like in one process; each is fully isolated.
  */
-import { mkdirSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:fs";
+import { StorageError } from "./core/errors.ts";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TaskContract } from "./core/contract.ts";
@@ -18,12 +19,36 @@ import { SLICE_SIZE_SQL, sliceSizeOf } from "./memory/slices.ts";
 import { LibsqlMemory, type Searcher } from "./memory/store.ts";
 import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
 import { removeOrphanTemps } from "./store/atomic.ts";
+import { removeOrphanBlobs } from "./store/blobs.ts";
 import { crashPointsFromEnv } from "./store/crash.ts";
 import { FilePendingStore } from "./store/pending_file.ts";
 import { importLegacyState } from "./store/legacy_state.ts";
+import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "./store/root_identity.ts";
 import { libsqlConn } from "./store/sql.ts";
 import { DbStateStore } from "./store/state_db.ts";
 import { systemClock, systemIds } from "./store/system.ts";
+
+/**
+ * A root whose files cannot be written is refused before SQLite opens it: SQLite would open it
+ * read-only for good (and share that with every later connection of this process to the file),
+ * so the root could not write again even once the file system is writable. A server tries again
+ * on the next call.
+ */
+function checkWritable(paths: string[]): void {
+  for (const p of paths) {
+    try {
+      accessSync(p, constants.W_OK);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ENOENT") continue;
+      if (code === "EROFS" || code === "EACCES" || code === "EPERM") throw new StorageError("read_only", p, `${code}: longrun needs to write its root`, e);
+      throw e;
+    }
+  }
+}
+
+/** A blob younger than this may belong to a commit still in flight in another process. */
+export const ORPHAN_GRACE_MS = 15 * 60_000;
 
 /** The root a caller named is not an existing absolute directory. */
 export class InvalidRootError extends Error {
@@ -97,6 +122,7 @@ export class Root {
   /** Adjustments, staged artifacts and externalised context (seed 003). */
   readonly deliverables: Deliverables;
   readonly #searcher: Searcher;
+  #identity: FileIdentity | null = null;
   #closed = false;
 
   private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions) {
@@ -132,6 +158,8 @@ export class Root {
     mkdirSync(paths.rawData, { recursive: true, mode: 0o700 });
     removeOrphanTemps(paths.longrun);
     removeOrphanTemps(paths.rawData);
+    checkPresent(paths.longrun, paths.memoryDb); // before opening, which would create an empty one
+    checkWritable([paths.dir, paths.longrun, paths.memoryDb]);
     const url = pathToFileURL(paths.memoryDb).href;
     // long-lived processes (the servers) write through the writer Worker; one-shot ones inline
     const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs, writes: options.searchInWorker === false ? "inline" : "worker" });
@@ -146,6 +174,7 @@ export class Root {
       await rebuildMemoryIndex(db, paths.rawData);
       sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
       await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
+      remember(paths.longrun, await libsqlConn(db).write((tx) => settleIdentity(paths.longrun, paths.memoryDb, tx)));
     } catch (e) {
       await db.close();
       throw e;
@@ -154,13 +183,44 @@ export class Root {
       options.searchInWorker === false
         ? new InProcessSearcher((q, o) => searchMemories(db, q, o, options.testOnlySearchWindow))
         : new WorkerSearcher(url, { testOnlyBlockMs: options.testOnlySearchBlockMs });
-    return new Root(paths, db, searcher, sliceSize, options);
+    const root = new Root(paths, db, searcher, sliceSize, options);
+    root.#identity = identityOf(paths.memoryDb);
+    return root;
+  }
+
+  /**
+   * Removes blobs in `raw_data/` that no row names and that are older than `graceMs` (left by a
+   * process killed between writing a body and committing its row). Servers run it once after
+   * opening a root, in the background. Returns the file names removed.
+   */
+  async collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS): Promise<string[]> {
+    const rows = await this.db.values(
+      `SELECT raw_ref FROM memories WHERE raw_ref IS NOT NULL
+       UNION ALL SELECT ref FROM artifacts
+       UNION ALL SELECT ref FROM artifact_attachments WHERE ref IS NOT NULL
+       UNION ALL SELECT path FROM contexts`,
+    );
+    return removeOrphanBlobs(this.paths.rawData, new Set(rows.map((r) => String(r[0]))), graceMs);
+  }
+
+  /**
+   * Whether `memory.db` is still the file this root opened (not removed, moved or replaced since)
+   * and its handle still able to write: a server checks it before each call and reopens the root
+   * when it is not (one stat).
+   */
+  stillOpenOnDisk(): boolean {
+    if (this.db.needsReopen) return false;
+    const now = identityOf(this.paths.memoryDb);
+    return now !== null && this.#identity !== null && now.dev === this.#identity.dev && now.ino === this.#identity.ino;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#searcher.close();
+    // fold the WAL into memory.db on a clean close, so the file alone is the whole memory (a copy
+    // of it is a backup); best effort: another process reading keeps its part of the WAL
+    await this.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => {});
     await this.db.close();
   }
 }

@@ -2,7 +2,7 @@
  * The roots one process serves: opened on first use, one `Root` per real directory (so one
  * database handle per file), optionally confined to an allow-list of parent directories.
  */
-import { sep } from "node:path";
+import { normalize, sep } from "node:path";
 import { InvalidRootError, resolveRoot, Root, type RootOptions } from "./root.ts";
 
 export interface RootRegistryOptions {
@@ -13,9 +13,19 @@ export interface RootRegistryOptions {
   rootOptions?: RootOptions;
 }
 
+/** How many spellings of root names a registry remembers resolved (then it starts over). */
+const RESOLVED_CACHE = 256;
+
 export class RootRegistry {
   readonly #open = new Map<string, Promise<Root>>();
-  /** Names already resolved and checked (the hot path asks the same name again and again). */
+  /** Roots whose open finished, to check on each call that their file is still theirs. */
+  readonly #ready = new Map<string, Root>();
+  /** Roots whose orphan blobs this process has collected. */
+  readonly #collected = new Set<string>();
+  /**
+   * Names already resolved and checked (the hot path asks the same name again and again), by
+   * their normalized spelling (`/r/./x/` and `/r/x` are one entry), bounded.
+   */
   readonly #resolved = new Map<string | undefined, string>();
   readonly #defaultRoot: string | null;
   readonly #allow: string[] | null;
@@ -45,20 +55,46 @@ export class RootRegistry {
   }
 
   get(named?: string): Promise<Root> {
-    let real = this.#resolved.get(named);
+    const spelling = named === undefined || named.includes("\0") ? named : normalize(named);
+    let real = this.#resolved.get(spelling);
     if (real === undefined) {
       real = this.resolve(named);
-      this.#resolved.set(named, real);
+      if (this.#resolved.size >= RESOLVED_CACHE) this.#resolved.clear();
+      this.#resolved.set(spelling, real);
+    }
+    const ready = this.#ready.get(real);
+    let closing: Promise<void> | null = null;
+    if (ready && !ready.stillOpenOnDisk()) {
+      // memory.db was removed, moved or replaced under this server, or its handle can only read:
+      // never write on into the old file; open again (after the old handle is closed: SQLite
+      // shares a file's locks and shared memory between a process's connections), which reports
+      // what is wrong, or, once the fault is gone, serves it
+      this.#ready.delete(real);
+      this.#open.delete(real);
+      closing = ready.close().catch(() => {});
     }
     let root = this.#open.get(real);
     if (!root) {
-      root = Root.open(real, this.#rootOptions);
+      const dir = real;
+      root = closing ? closing.then(() => Root.open(dir, this.#rootOptions)) : Root.open(real, this.#rootOptions);
       this.#open.set(real, root);
       const key = real;
-      root.catch(() => {
-        this.#open.delete(key);
-        this.#resolved.delete(named);
-      });
+      const opening = root;
+      root.then(
+        (r) => {
+          if (this.#open.get(key) !== opening) return;
+          this.#ready.set(key, r);
+          // bodies left by processes killed before their commit: collected once, in the background
+          if (!this.#collected.has(key)) {
+            this.#collected.add(key);
+            void r.collectOrphanBlobs().catch(() => {});
+          }
+        },
+        () => {
+          if (this.#open.get(key) === opening) this.#open.delete(key);
+          this.#resolved.delete(spelling);
+        },
+      );
     }
     return root;
   }
@@ -66,6 +102,7 @@ export class RootRegistry {
   async closeAll(): Promise<void> {
     const all = [...this.#open.values()];
     this.#open.clear();
+    this.#ready.clear();
     this.#resolved.clear();
     for (const r of all) {
       try {

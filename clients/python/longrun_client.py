@@ -31,7 +31,7 @@ import urllib.request
 __all__ = [
     "LongrunClient", "LongrunHttpClient", "ContractMethods", "LongrunError", "WriteGateViolation", "TransitionError", "CheckpointWriteError",
     "StateCorruptError", "NoActiveTask", "StaleEpoch", "BudgetExhausted", "Unauthorized",
-    "LimitExceeded", "ConflictError", "NotFound", "InvalidParams", "ProtocolError",
+    "LimitExceeded", "ConflictError", "NotFound", "StorageError", "MemoryCorrupt", "InvalidParams", "ProtocolError",
 ]
 
 
@@ -111,6 +111,23 @@ class ConflictError(LongrunError):
 class NotFound(LongrunError):
     """-32011: an unknown id or ref."""
     wire = ("not_found", -32011)
+
+
+class StorageError(LongrunError):
+    """-32012: the disk is full, the root read-only, an I/O error, or memory.db gone or replaced.
+
+    ``reason`` is ``disk_full``, ``read_only``, ``io`` or ``missing``; ``path`` names the file.
+    Nothing was claimed saved; retry once the fault is fixed (no restart needed).
+    """
+    wire = ("storage_error", -32012)
+    reason = property(lambda self: self.data.get("reason"))
+    path = property(lambda self: self.data.get("path"))
+
+
+class MemoryCorrupt(LongrunError):
+    """-32013: memory.db is not a readable database; the message says how to restore or go on."""
+    wire = ("memory_corrupt", -32013)
+    path = property(lambda self: self.data.get("path"))
 
 
 class InvalidParams(LongrunError):

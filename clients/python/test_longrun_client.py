@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from longrun_client import (  # noqa: E402
-    ConflictError, InvalidParams, LimitExceeded, LongrunClient, LongrunError, LongrunHttpClient, NoActiveTask,
+    ConflictError, InvalidParams, StorageError, LimitExceeded, LongrunClient, LongrunError, LongrunHttpClient, NoActiveTask,
     NotFound, ProtocolError, StateCorruptError, TransitionError, Unauthorized, WriteGateViolation,
 )
 
@@ -228,6 +228,18 @@ class MemoryTest(ClientTest):
         with self.assertRaises(NotFound) as cm:
             self.lr.get_memory("S_9999")
         self.assertEqual(cm.exception.code, -32011)
+
+    def test_memory_db_moved_away_raises_storage_error_and_works_again_when_back(self):
+        saved = self.lr.save_memory("note", "kept", "kept body", ["kept"])
+        db = self.db_path()
+        os.rename(db, db + ".away")
+        with self.assertRaises(StorageError) as cm:
+            self.lr.save_memory("note", "lost", "x", [])
+        self.assertEqual(cm.exception.code, -32012)
+        self.assertEqual(cm.exception.reason, "missing")
+        self.assertEqual(cm.exception.path, db)
+        os.rename(db + ".away", db)
+        self.assertEqual(self.lr.get_memory(saved["id"])["record"]["content"], "kept body")
 
 
 class ParamsTest(ClientTest):

@@ -8,6 +8,7 @@ import { LongrunError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
 import { existsSync } from "node:fs";
 import { InvalidRootError, Root, resolveRoot, rootPaths } from "../root.ts";
+import { forgetIdentity } from "../store/root_identity.ts";
 
 function describeTask(t: TaskState | null): string {
   if (!t) return "no task in this root (task.start creates one)";
@@ -27,7 +28,7 @@ export type HumanCommand = "status" | "resume" | "checkpoint" | "finish" | "reco
 
 export async function runHuman(
   command: HumanCommand,
-  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean; force?: boolean },
+  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean; force?: boolean; acceptMemory?: boolean },
 ): Promise<number> {
   let dir: string;
   try {
@@ -43,7 +44,22 @@ export async function runHuman(
     console.log(`no longrun root in ${dir} (nothing here yet; a task.start or \`longrun hook install claude\` creates one)`);
     return 0;
   }
-  const root = await Root.open(dir, { searchInWorker: false });
+  let root: Root;
+  try {
+    root = command === "recover" && o.acceptMemory ? await acceptMemory(dir) : await Root.open(dir, { searchInWorker: false });
+  } catch (e) {
+    if (e instanceof LongrunError) {
+      process.stderr.write(`longrun: ${e.kind}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  if (command === "recover" && o.acceptMemory) {
+    const s = await root.contract.status().finally(() => root.close());
+    console.log(describeTask(s.task));
+    if (s.pending_checkpoint && !s.pending_checkpoint.lost) console.log(`a pending checkpoint waits in ${s.pending_checkpoint.path}: \`longrun resume\` saves it`);
+    return 0;
+  }
   try {
     if (command === "status") {
       const s = await root.contract.status();
@@ -74,7 +90,11 @@ export async function runHuman(
     } else {
       const r = await root.contract.recoverFromMemory({ force: o.force === true, by: "host" });
       console.log(describeTask(r.task));
-      console.log(`(rebuilt from memory ${r.memory_id}${r.quarantined ? `; the unreadable state file was kept as ${r.quarantined}` : ""})`);
+      console.log(
+        r.memory_id
+          ? `(rebuilt from memory ${r.memory_id}${r.quarantined ? `; the unreadable state was kept as ${r.quarantined}` : ""})`
+          : `(memory holds no checkpoint to rebuild from; the unreadable state was kept as ${r.quarantined}; task.start begins a new task)`,
+      );
     }
     return 0;
   } catch (e) {
@@ -85,5 +105,26 @@ export async function runHuman(
     throw e;
   } finally {
     await root.close();
+  }
+}
+
+/**
+ * `recover --accept-memory`: the root takes the memory.db that is there now (another root's, or a
+ * restored copy), or, when there is none, it is empty or it is unreadable, begins a new one (the
+ * old file kept aside). Said on stdout, step by step.
+ */
+async function acceptMemory(dir: string): Promise<Root> {
+  const paths = rootPaths(dir);
+  for (const moved of forgetIdentity(paths.longrun, paths.memoryDb, new Date(), false)) console.log(`kept aside: ${moved}`);
+  try {
+    const root = await Root.open(dir, { searchInWorker: false });
+    console.log(`this root now uses ${paths.memoryDb}`);
+    return root;
+  } catch (e) {
+    if (!(e instanceof LongrunError) || e.kind !== "memory_corrupt") throw e;
+    for (const moved of forgetIdentity(paths.longrun, paths.memoryDb, new Date(), true)) console.log(`kept aside (unreadable): ${moved}`);
+    const root = await Root.open(dir, { searchInWorker: false });
+    console.log(`a new memory begins in ${paths.memoryDb}`);
+    return root;
   }
 }

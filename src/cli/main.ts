@@ -29,6 +29,9 @@ Usage:
   longrun recover [--force] [--root DIR]
                                     rebuild a lost or corrupt task state from the last checkpoint in memory;
                                     --force rebuilds it over a readable one
+  longrun recover --accept-memory [--root DIR]
+                                    memory.db is gone, empty, replaced or unreadable: take the one that is
+                                    there now, or begin a new memory (the old file is kept aside)
   longrun --version | --help
 
 DIR must be an existing absolute directory; it defaults to the working directory.
@@ -53,6 +56,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       expose: { type: "boolean" },
       "allowed-host": { type: "string", multiple: true },
       force: { type: "boolean" },
+      "accept-memory": { type: "boolean" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -116,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
         nextStep: values["next-step"] as string | undefined,
         phase: values.phase as string | undefined,
         force: values.force === true,
+        acceptMemory: values["accept-memory"] === true,
       });
     default:
       return usage(`unknown command ${JSON.stringify(command)}`);

@@ -69,6 +69,8 @@ export interface PendingInfo {
   task_id: string;
   created_at: string;
   error: string | null;
+  /** The checkpoint could not be kept at all (the file is an empty marker): nothing will be replayed. */
+  lost?: true;
 }
 
 export interface ReplayInfo {
@@ -83,6 +85,11 @@ export const CONTEXT_MEMORIES = 8;
 
 export class TaskContract {
   readonly #d: ContractDeps;
+  /**
+   * A failed checkpoint whose lease could not be ended in the database: this process refuses
+   * writes while the stored task is still at (or before) this version.
+   */
+  #voidLease: { through_version: number } | null = null;
 
   constructor(deps: ContractDeps) {
     this.#d = deps;
@@ -145,6 +152,9 @@ export class TaskContract {
   }
 
   async #pendingInfo(): Promise<PendingInfo | null> {
+    if (this.#d.pending.lost()) {
+      return { path: this.#d.pending.path, checkpoint_id: "", task_id: "", created_at: "", error: "a checkpoint failed and could not be kept (storage full or failing): nothing to replay; task.resume clears this", lost: true };
+    }
     const p = await this.#d.pending.read();
     if (!p) return null;
     return {
@@ -322,10 +332,24 @@ export class TaskContract {
    */
   async requireWritable(action: string): Promise<{ action: string; turn: number; lease: Lease }> {
     const seen = await this.#mustLoad(this.#d.state);
-    if (this.#d.pending.exists()) {
+    if (this.#voidLease && seen.version <= this.#voidLease.through_version) {
       throw new WriteGateViolation(
-        `Write refused: ${JSON.stringify(action)}: a checkpoint could not be saved and waits in ${this.#d.pending.path}, and the turn's lease ended with it; ` +
-          `task.resume saves it, then the host grants a new lease`,
+        `Write refused: ${JSON.stringify(action)}: a checkpoint failed and its lease could not be ended in storage; ` +
+          `task.resume (once storage works) begins a new turn, then the host grants a new lease`,
+        "read_only",
+        action,
+        seen.write_lease_turn,
+        seen.turn_index,
+      );
+    }
+    if (this.#d.pending.exists()) {
+      const lost = this.#d.pending.lost();
+      throw new WriteGateViolation(
+        lost
+          ? `Write refused: ${JSON.stringify(action)}: a checkpoint failed and could not be kept (storage full or failing; ${this.#d.pending.path} marks it), and the turn's lease ended with it; ` +
+            `task.resume (once storage works) begins a new turn, then the host grants a new lease`
+          : `Write refused: ${JSON.stringify(action)}: a checkpoint could not be saved and waits in ${this.#d.pending.path}, and the turn's lease ended with it; ` +
+            `task.resume saves it, then the host grants a new lease`,
         "read_only",
         action,
         seen.write_lease_turn,
@@ -399,7 +423,7 @@ export class TaskContract {
         return { text, memory_id: memoryId, task: working, replayed: waiting !== null };
       });
       this.#crash("checkpoint.after_commit");
-      if (out.replayed) await this.#d.pending.clear();
+      if (out.replayed || this.#d.pending.lost()) await this.#d.pending.clear();
       this.#crash("checkpoint.before_reply");
       return { text: out.text, memory_id: out.memory_id, task: out.task };
     } catch (cause) {
@@ -412,8 +436,8 @@ export class TaskContract {
         p = await this.#prepareWithoutLock(input).catch(() => null);
         if (p === null) throw cause;
       }
-      await this.#checkpointFailed(p.waiting ? null : { ...p.pending, error: describeCause(cause) });
-      throw new CheckpointWriteError(this.#d.pending.path, cause);
+      const failed = await this.#checkpointFailed(p.waiting ? null : { ...p.pending, error: describeCause(cause) }, p.pending.state.version - 1);
+      throw new CheckpointWriteError(this.#d.pending.path, cause, { pendingError: failed.kept, revokeError: failed.revoked });
     }
   }
 
@@ -445,7 +469,7 @@ export class TaskContract {
     const live = await this.#d.state.load();
     if (!live || isTerminal(live.status)) return null;
     const { working, record, checkpointId, savedAt } = this.#draftCheckpoint(live, input);
-    return { waiting: this.#d.pending.exists(), pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) } };
+    return { waiting: this.#d.pending.exists() && !this.#d.pending.lost(), pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) } };
   }
 
   /**
@@ -453,19 +477,34 @@ export class TaskContract {
    * waits there, which stays and is saved first next time), then the lease is revoked in a new
    * transaction. If that cannot commit either, the pending file still makes the gate read-only.
    */
-  async #checkpointFailed(pending: PendingCheckpoint | null): Promise<void> {
+  async #checkpointFailed(pending: PendingCheckpoint | null, drafted_from: number): Promise<{ kept: string | null; revoked: string | null }> {
+    // each step on its own: a pending file that cannot be written never keeps the lease open
+    let kept: string | null = null;
     if (pending) {
-      await this.#d.pending.write(pending);
-      this.#crash("checkpoint.after_pending_write");
+      try {
+        await this.#d.pending.write(pending);
+        this.#crash("checkpoint.after_pending_write");
+      } catch (e) {
+        kept = describeCause(e);
+      }
     }
-    await this.#d.state
-      .transact(async (tx) => {
+    let revoked: string | null = null;
+    try {
+      await this.#d.state.transact(async (tx) => {
         const live = await tx.load();
         if (!live || (live.access_mode === "read_only" && live.lease === null)) return;
         const now = this.#now();
         await this.#commit(tx, live, revokeLease(cloneState(live), "checkpoint write failed", now), now);
-      })
-      .catch(() => {});
+      });
+    } catch (e) {
+      revoked = describeCause(e);
+      // the database kept the lease: this process refuses writes itself until a state change
+      // commits after this moment, and (when the checkpoint itself could not be kept either) an
+      // empty pending file makes every other process's gate refuse too
+      this.#voidLease = { through_version: drafted_from };
+      if (kept !== null && !this.#d.pending.markLost()) revoked += "; the pending marker could not be created either";
+    }
+    return { kept, revoked };
   }
 
   /**
@@ -481,7 +520,7 @@ export class TaskContract {
   }> {
     return this.#resumeOnce().then(async (r) => {
       this.#crash("resume.after_replay");
-      if (r.replayed) await this.#d.pending.clear();
+      if (r.replayed || this.#d.pending.lost()) await this.#d.pending.clear();
       else if (r.failed) await this.#d.pending.write(r.failed).catch(() => {});
       const memories = await this.#contextMemories(r.task);
       return { task: r.task, memories, replayed: r.replayed, pending_checkpoint: await this.#pendingInfo() };
@@ -535,7 +574,7 @@ export class TaskContract {
    * Rebuilds the task from the newest checkpoint machine line in this root's memory: a new
    * turn, read-only. An unreadable state file is moved aside first, never deleted.
    */
-  async recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState; memory_id: string; quarantined: string | null }> {
+  async recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState | null; memory_id: string | null; quarantined: string | null }> {
     if (options.force && options.by === "agent") {
       throw new UnauthorizedError("Refused: only the host may force task.recover over a readable state", { method: "task.recover", side_required: "host", side: "agent" });
     }
@@ -549,6 +588,11 @@ export class TaskContract {
       } catch (e) {
         if (!(e instanceof StateCorruptError)) throw e;
         corrupt = true;
+      }
+      if (!found && corrupt) {
+        // nothing to rebuild from, but an unreadable state must not block the root for ever:
+        // it is moved aside (kept), and the root has no task; task.start begins one
+        return { task: null, memory_id: null, quarantined: await tx.quarantine() };
       }
       if (!found) {
         throw new NotFoundError(

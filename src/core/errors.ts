@@ -76,15 +76,34 @@ export class TransitionError extends LongrunError {
 
 /** The memory save of a checkpoint failed: no checkpoint text was produced; the checkpoint waits in `pending_path`. */
 export class CheckpointWriteError extends LongrunError {
-  constructor(readonly pending_path: string, cause: unknown) {
+  constructor(
+    readonly pending_path: string,
+    cause: unknown,
+    after: { pendingError?: string | null; revokeError?: string | null } = {},
+  ) {
+    const kept = !after.pendingError;
+    const where = kept
+      ? `it is kept in ${pending_path} and the next task.resume saves it`
+      : `it could not be kept in ${pending_path} either (${after.pendingError}): nothing of it was saved; fix the storage, then checkpoint again`;
+    const lease = after.revokeError
+      ? `; the write lease could not be ended in the database (${after.revokeError}): this process refuses writes, but stop the agent until task.resume succeeds`
+      : "; the write lease has ended";
     super(
       "checkpoint_write_error",
-      `Checkpoint not saved: the memory write failed (${describeCause(cause)}), so no checkpoint text was produced; ` +
-        `it is kept in ${pending_path} and the next task.resume saves it`,
-      { pending_path, cause: describeCause(cause) },
+      `Checkpoint not saved: the memory write failed (${describeCause(cause)}), so no checkpoint text was produced; ${where}${lease}`,
+      { pending_path, pending_kept: kept, lease_revoked: !after.revokeError, cause: describeCause(cause), ...storageOf(cause) },
       { cause },
     );
   }
+}
+
+/** A storage kind under a wrapped error (disk full, read-only, corrupt), for the client to act on. */
+function storageOf(cause: unknown): Record<string, unknown> {
+  const e = cause as { kind?: unknown; data?: Record<string, unknown> } | null;
+  if (e?.kind === "storage_error") return { storage: { kind: "storage_error", reason: e.data?.reason, path: e.data?.path } };
+  if (e?.kind === "memory_corrupt") return { storage: { kind: "memory_corrupt", path: e.data?.path } };
+  if (e?.kind === "conflict" && e.data?.reason === "lock_timeout") return { storage: { kind: "conflict", reason: "lock_timeout", path: e.data?.path } };
+  return {};
 }
 
 /** The state file exists but cannot be read as a task state. It is never treated as "no task". */
@@ -176,8 +195,8 @@ export class MemoryCorruptError extends LongrunError {
   constructor(readonly path: string, detail: string, cause?: unknown) {
     super(
       "memory_corrupt",
-      `Memory is unreadable: ${path} (${detail}). Nothing was written. Stop the processes using this root, keep the file for inspection, ` +
-        `and restore it from a backup (or move it aside and start a new memory: \`longrun recover --force\` rebuilds the task from what remains)`,
+      `Memory is unreadable: ${path} (${detail}). Nothing was written. Stop the processes using this root and restore memory.db from a backup; ` +
+        `or, to go on without it, run \`longrun recover --accept-memory --root <dir>\` (the damaged file is kept aside, and a new memory begins)`,
       { path, detail },
       { cause },
     );

@@ -146,6 +146,14 @@ export interface PendingStore {
   exists(): boolean;
   read(): Promise<PendingCheckpoint | null>;
   write(pending: PendingCheckpoint): Promise<void>;
+  /**
+   * When even `write` failed (the disk full): leaves an empty file at `path` (it needs no data
+   * blocks), so every process's gate reads the root as read-only until a resume commits. Returns
+   * whether it could.
+   */
+  markLost(): boolean;
+  /** Whether the file at `path` is such an empty marker (no checkpoint to replay in it). */
+  lost(): boolean;
   clear(): Promise<void>;
 }
 

@@ -14,7 +14,7 @@
 import { type Client, createClient } from "@libsql/client";
 import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./db_types.ts";
 import { classifyStorage } from "../store/storage_fault.ts";
-import { SyncDb } from "./sync_db.ts";
+import { releaseStatements, SyncDb } from "./sync_db.ts";
 import { WriterClient } from "./writer_client.ts";
 
 export type { InArgs, ResultRows, Row, ScriptStep } from "./db_types.ts";
@@ -205,6 +205,7 @@ export class Database {
   /** Operations of this thread's connection, in order (the same queue when there is one connection). */
   #here: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #needsReopen = false;
 
   private constructor(url: string, backend: Backend) {
     this.url = url;
@@ -260,8 +261,16 @@ export class Database {
   #classified<T>(op: () => Promise<T>): () => Promise<T> {
     return () =>
       op().catch((e: unknown) => {
-        throw classifyStorage(e, this.#path) ?? e;
+        const known = classifyStorage(e, this.#path) ?? e;
+        // SQLite keeps a file it could only open read-only read-only for good: this handle must be replaced
+        if ((known as { data?: { reason?: unknown } }).data?.reason === "read_only") this.#needsReopen = true;
+        throw known;
       });
+  }
+
+  /** Whether a failure showed this handle cannot recover by itself (opened read-only): open a new one. */
+  get needsReopen(): boolean {
+    return this.#needsReopen;
   }
 
   #enqueue<T>(op: () => Promise<T>): Promise<T> {
@@ -335,5 +344,6 @@ export class Database {
     await this.#here;
     this.#closed = true;
     await this.#backend.close();
+    await releaseStatements(); // the file really closed before anyone opens it again
   }
 }

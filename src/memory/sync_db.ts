@@ -11,6 +11,20 @@ import { type ResultRows, type Row, busyError } from "./db_types.ts";
 
 type Stmt = ReturnType<InstanceType<typeof Libsql>["prepare"]>;
 
+/**
+ * libsql-js's prepared statements hold their connection: after `close()` the file stays open (its
+ * descriptors, locks and shared memory) until they are garbage-collected. A root that is closed
+ * to be opened again (a file replaced, a file system read-only and then writable) must really let
+ * go, so the statements are collected at once where the runtime allows it (Bun). Under Deno they
+ * go at its next collection.
+ */
+export function releaseStatements(): Promise<void> {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (!bun) return Promise.resolve();
+  // after the current stack is gone (the collector also looks at it for references)
+  return new Promise((resolve) => setTimeout(() => (bun.gc(true), resolve()), 0));
+}
+
 interface Prepared {
   stmt: Stmt;
   reader: boolean;
@@ -67,6 +81,7 @@ export class SyncDb {
     } catch {
       // closing a poisoned connection may itself complain; it is dropped either way
     }
+    void releaseStatements();
     this.#db = this.#connect();
     this.#poisoned = false;
   }
@@ -219,5 +234,6 @@ export class SyncDb {
   close(): void {
     this.#stmts.clear();
     this.#db.close();
+    void releaseStatements();
   }
 }

@@ -5,7 +5,7 @@
  * one connection run in order; while one waits on a busy lock (with timers), others go on.
  */
 import { CONNECTION_PRAGMAS, runScript } from "./db_types.ts";
-import { SyncDb } from "./sync_db.ts";
+import { releaseStatements, SyncDb } from "./sync_db.ts";
 import type { WriterReply, WriterRequest } from "./writer_protocol.ts";
 
 declare const self: {
@@ -51,6 +51,7 @@ async function handle(req: WriterRequest): Promise<WriterReply> {
       case "close":
         db.close();
         conns.delete(req.conn);
+        await releaseStatements(); // the file really closed before the caller opens it again
         return { id: req.id, ok: true };
     }
   } catch (err) {

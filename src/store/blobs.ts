@@ -3,10 +3,13 @@
  * written atomically, with size and sha256 recorded by whoever indexes them, and checked on read.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, unlinkSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { StateCorruptError } from "../core/errors.ts";
 import { writeFileAtomic } from "./atomic.ts";
+
+/** A blob file's name as `writeBlob` makes it (anything else in raw_data/ is not ours to remove). */
+const BLOB_NAME = /^[a-z]+-[0-9a-f]{16}-[0-9a-f]{8}\.[a-z]+$/;
 
 export interface Blob {
   /** `raw_data/<prefix>-<sha16>-<rand8>.<ext>`, relative to the root. */
@@ -27,7 +30,7 @@ export function writeBlob(rawDir: string, prefix: string, bytes: Uint8Array, ext
 }
 
 function pathOf(rawDir: string, ref: string): string {
-  if (!/^raw_data\/[a-z]+-[0-9a-f]{16}-[0-9a-f]{8}\.[a-z]+$/.test(ref)) throw new Error(`not a raw_data reference: ${JSON.stringify(ref)}`);
+  if (!ref.startsWith("raw_data/") || !BLOB_NAME.test(ref.slice("raw_data/".length))) throw new Error(`not a raw_data reference: ${JSON.stringify(ref)}`);
   return join(rawDir, ref.slice("raw_data/".length));
 }
 
@@ -50,4 +53,32 @@ export function removeBlob(rawDir: string, ref: string): void {
   } catch {
     // already gone
   }
+}
+
+/**
+ * Blobs no row refers to: written by a process that was killed before its commit (a blob is
+ * written before the row that names it). Only files older than `graceMs` are removed, so a blob
+ * another process has just written for a commit still in flight is never taken from it. `refs`
+ * are every `raw_data/…` reference the database holds. Returns the names removed.
+ */
+export function removeOrphanBlobs(rawDir: string, refs: ReadonlySet<string>, graceMs: number, now = Date.now()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(rawDir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!BLOB_NAME.test(name) || refs.has(`raw_data/${name}`)) continue;
+    const path = join(rawDir, name);
+    try {
+      if (now - statSync(path).mtimeMs < graceMs) continue;
+      unlinkSync(path);
+      removed.push(name);
+    } catch {
+      // gone already, or not ours to remove: left alone
+    }
+  }
+  return removed;
 }

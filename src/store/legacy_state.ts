@@ -18,16 +18,18 @@ import { CURRENT_TASK, LEGACY_CORRUPT } from "./state_db.ts";
 
 /** Moves `<root>/.longrun/state.json` into the database; a no-op when there is none. */
 export async function importLegacyState(statePath: string, conn: SqlConn, clock: Clock): Promise<void> {
-  let text: string;
+  let text: string | null;
   try {
     text = readFileSync(statePath, "utf8");
   } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return;
-    throw e;
+    const code = (e as { code?: string }).code;
+    if (code === "ENOENT") return;
+    if (code !== "EISDIR") throw e; // unreadable for now (permissions, I/O): reported, nothing marked
+    text = null; // a directory where the file should be: as unreadable as a torn file
   }
   let state: TaskState | null = null;
   try {
-    state = decodeState(text, statePath, clock.now()).state;
+    if (text !== null) state = decodeState(text, statePath, clock.now()).state;
   } catch (e) {
     if (!(e instanceof StateCorruptError)) throw e;
   }

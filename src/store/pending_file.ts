@@ -3,9 +3,11 @@
  * hold it yet. Written atomically when that commit fails (the seed's fallback) and removed after
  * a later commit has saved it (replayed once: memory dedupes by checkpoint id). While it exists the
  * gate answers read-only: the failed checkpoint ended the turn's lease even if the database could
- * not record that.
+ * not record that. When the disk is so full that the checkpoint cannot be written here either, the
+ * file is left empty (a marker that needs no data blocks): the gate still reads read-only, and the
+ * next resume removes it; that checkpoint is lost, and its caller was told so.
  */
-import { existsSync, readFileSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { StateCorruptError } from "../core/errors.ts";
 import type { CrashPoint, PendingCheckpoint, PendingStore } from "../core/ports.ts";
@@ -34,6 +36,7 @@ export class FilePendingStore implements PendingStore {
       if ((e as { code?: string }).code === "ENOENT") return Promise.resolve(null);
       throw e;
     }
+    if (text === "") return Promise.resolve(null); // the marker of a checkpoint that could not be kept (markLost)
     let raw: Record<string, unknown>;
     try {
       raw = JSON.parse(text);
@@ -58,6 +61,23 @@ export class FilePendingStore implements PendingStore {
   write(pending: PendingCheckpoint): Promise<void> {
     writeFileAtomic(this.path, JSON.stringify(pending, null, 2) + "\n", { mode: 0o600, label: "pending", crash: this.#crash });
     return Promise.resolve();
+  }
+
+  markLost(): boolean {
+    try {
+      closeSync(openSync(this.path, "a", 0o600)); // creates it empty, or leaves a pending checkpoint as it is
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  lost(): boolean {
+    try {
+      return statSync(this.path).size === 0;
+    } catch {
+      return false;
+    }
   }
 
   clear(): Promise<void> {

@@ -100,7 +100,7 @@ describe("I3: a write lease covers one turn", () => {
   test("resume and recover each begin a new turn", async () => {
     await c.checkpoint({ summary: "s", next_step: "n" });
     assert.equal((await c.resume()).task.turn_index, 2);
-    assert.equal((await c.recoverFromMemory({ force: true, by: "host" })).task.turn_index, 3);
+    assert.equal((await c.recoverFromMemory({ force: true, by: "host" })).task!.turn_index, 3);
   });
 
   test("a legacy writable state is revoked on load", async () => {

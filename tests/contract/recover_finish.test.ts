@@ -18,13 +18,13 @@ describe("task.recover rebuilds the task from memory", () => {
     await loseTask(fx.dir);
     const r = await c.recoverFromMemory();
     assert.equal(r.memory_id, second.memory_id);
-    assert.equal(r.task.task_id, task.task_id);
-    assert.equal(r.task.description, "build the importer");
-    assert.equal(r.task.next_step, "step two");
-    assert.equal(r.task.phase, "p2");
-    assert.equal(r.task.turn_index, second.task.turn_index + 1);
-    assert.equal(r.task.access_mode, "read_only");
-    assert.equal(r.task.status, "in_progress");
+    assert.equal(r.task!.task_id, task.task_id);
+    assert.equal(r.task!.description, "build the importer");
+    assert.equal(r.task!.next_step, "step two");
+    assert.equal(r.task!.phase, "p2");
+    assert.equal(r.task!.turn_index, second.task.turn_index + 1);
+    assert.equal(r.task!.access_mode, "read_only");
+    assert.equal(r.task!.status, "in_progress");
     assert.equal(r.quarantined, null);
     assert.deepEqual((await c.status()).task, r.task);
   });
@@ -38,7 +38,7 @@ describe("task.recover rebuilds the task from memory", () => {
     assert.match(r.quarantined ?? "", /tasks_quarantine/);
     const kept = await fx.root.db.execute("SELECT state FROM tasks_quarantine");
     assert.equal(kept.rows[0]!.state, '{"trunc');
-    assert.equal((await c.status()).task?.task_id, r.task.task_id);
+    assert.equal((await c.status()).task?.task_id, r.task!.task_id);
   });
 
   test("a readable state of another task, or a finished one, is never overwritten by recovery", async () => {
@@ -69,7 +69,7 @@ describe("task.recover rebuilds the task from memory", () => {
     await c.resume();
     await c.finish("shipped");
     await loseTask(fx.dir);
-    assert.equal((await c.recoverFromMemory()).task.status, "completed");
+    assert.equal((await c.recoverFromMemory()).task!.status, "completed");
   });
 });
 

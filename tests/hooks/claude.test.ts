@@ -12,13 +12,7 @@ import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts"
 import { readTask, writeTask } from "../state_helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
-export async function hook(root: string, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) {
-  requireBinary();
-  const r = await run([BINARY, "hook", "claude", event, "--root", root], { input: JSON.stringify({ hook_event_name: event, cwd: root, session_id: "s1", ...payload }), env });
-  return { ...r, out: r.stdout.trim() ? JSON.parse(r.stdout) : null };
-}
-
-export const decision = (o: { out: any; code: number | null }) => (o.code === 2 ? "deny" : o.out?.hookSpecificOutput?.permissionDecision);
+import { decision, hook } from "./hook_run.ts";
 const reason = (o: { out: any; stderr: string }) => String(o.out?.hookSpecificOutput?.permissionDecisionReason ?? o.stderr);
 const write = (root: string, file: string) => ({ tool_name: "Write", tool_input: { file_path: join(root, file), content: "x" }, tool_use_id: "t1" });
 const state = (root: string) => readTask(root);

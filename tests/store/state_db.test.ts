@@ -146,7 +146,7 @@ describe("roots from an earlier longrun (state in .longrun/state.json)", () => {
       // a checkpoint of the same task in memory (as the earlier longrun would have saved it)
       await root.memory.save({ type: "session", title: "cp", content: 'x\n<!-- longrun-state: {"task_id":"T_legacy","status":"paused","turn_index":3,"checkpoint_id":"c1","description":"port"} -->', keywords: [], task_id: "T_legacy", dedupe_key: "checkpoint:c1" });
       const r = await root.contract.recoverFromMemory();
-      assert.equal(r.task.task_id, "T_legacy");
+      assert.equal(r.task!.task_id, "T_legacy");
       assert.ok(r.quarantined && existsSync(r.quarantined) && readFileSync(r.quarantined, "utf8") === '{"trunc');
       assert.equal((await root.contract.status()).task!.task_id, "T_legacy");
     } finally {
