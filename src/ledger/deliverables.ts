@@ -225,10 +225,10 @@ export class Deliverables {
     attachments?: AttachmentInput[];
   }): Promise<ArtifactVersion> {
     const runSeq = input.run ? (await this.#runTask(input.run.run_id)).seq : null;
-    const body = writeBlob(this.d.rawDir, "a", new TextEncoder().encode(input.content));
+    const body = writeBlob(this.d.rawDir, "a", new TextEncoder().encode(input.content), this.d.crash);
     const files = (input.attachments ?? []).map((a) => ({
       ...a,
-      blob: a.error === undefined && a.content !== undefined ? writeBlob(this.d.rawDir, "a", new TextEncoder().encode(a.content)) : null,
+      blob: a.error === undefined && a.content !== undefined ? writeBlob(this.d.rawDir, "a", new TextEncoder().encode(a.content), this.d.crash) : null,
     }));
     const at = this.#now();
     const written = [body.ref, ...files.flatMap((f) => (f.blob ? [f.blob.ref] : []))];
@@ -253,8 +253,10 @@ export class Deliverables {
           args: [input.task_id, input.name, version, f.name, f.blob ? "ok" : "failed", f.blob?.ref ?? null, f.blob?.size ?? null, f.blob?.sha256 ?? null, f.blob ? null : (f.error ?? "no content")],
         });
       }
+      this.d.crash?.("artifact.before_commit");
       return version;
     }));
+    this.d.crash?.("artifact.after_commit");
     return this.#version(input.task_id, input.name, version);
   }
 
@@ -367,7 +369,7 @@ export class Deliverables {
         });
       }
     }
-    const blob = writeBlob(this.d.rawDir, "c", new TextEncoder().encode(input.content));
+    const blob = writeBlob(this.d.rawDir, "c", new TextEncoder().encode(input.content), this.d.crash);
     const at = this.#now();
     const seq = await this.#orRemove([blob.ref], () => this.d.db.write(async (tx) => {
       if (input.run && runSeq !== null) await fence(tx, runSeq, input.run.epoch, at);

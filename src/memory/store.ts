@@ -168,7 +168,7 @@ export class LibsqlMemory implements MemoryStore {
     if (rec.keywords.length > LIMITS.list_items) throw new LimitExceededError("keywords", LIMITS.list_items, rec.keywords.length, "items");
     const bytes = new TextEncoder().encode(rec.content);
     const sha256 = sha256Hex(bytes);
-    const rawRef = bytes.length > INLINE_BODY_BYTES ? writeBlob(this.#rawDir, "m", bytes).ref : null;
+    const rawRef = bytes.length > INLINE_BODY_BYTES ? writeBlob(this.#rawDir, "m", bytes, this.#crash).ref : null;
     return { bytes, sha256, rawRef, createdAt: new Date().toISOString(), keywords: JSON.stringify(rec.keywords) };
   }
 

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { StateCorruptError } from "../core/errors.ts";
+import type { CrashPoint } from "../core/ports.ts";
 import { writeFileAtomic } from "./atomic.ts";
 
 /** A blob file's name as `writeBlob` makes it (anything else in raw_data/ is not ours to remove). */
@@ -22,10 +23,11 @@ export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-export function writeBlob(rawDir: string, prefix: string, bytes: Uint8Array, ext = "txt"): Blob {
+/** Crash points (tests): `raw.after_temp_write`, `raw.after_temp_fsync`, `raw.after_rename`, `raw.after_dir_fsync`. */
+export function writeBlob(rawDir: string, prefix: string, bytes: Uint8Array, crash?: CrashPoint, ext = "txt"): Blob {
   const sha256 = sha256Hex(bytes);
   const name = `${prefix}-${sha256.slice(0, 16)}-${randomBytes(4).toString("hex")}.${ext}`;
-  writeFileAtomic(join(rawDir, name), bytes, { mode: 0o600, label: "raw" });
+  writeFileAtomic(join(rawDir, name), bytes, { mode: 0o600, label: "raw", crash });
   return { ref: `raw_data/${name}`, size: bytes.length, sha256 };
 }
 
