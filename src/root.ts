@@ -104,8 +104,8 @@ export interface RootOptions {
   crash?: CrashPoint;
   /** How long a write waits for another process's write lock on memory.db (default 10 s; hooks wait less). */
   lockTimeoutMs?: number;
-  /** For tests of non-blocking gates only: every Worker search first blocks the Worker this long. */
-  testOnlySearchBlockMs?: number;
+  /** For tests of non-blocking gates only: every Worker search first blocks the Worker while element 0 of this buffer is 0. */
+  testOnlySearchHold?: SharedArrayBuffer;
   /** Test only, in-process search: rank this many newest matches instead of SEARCH_WINDOW (to reach the pages after it cheaply). */
   testOnlySearchWindow?: number;
 }
@@ -182,7 +182,7 @@ export class Root {
     const searcher: Searcher =
       options.searchInWorker === false
         ? new InProcessSearcher((q, o) => searchMemories(db, q, o, options.testOnlySearchWindow))
-        : new WorkerSearcher(url, { testOnlyBlockMs: options.testOnlySearchBlockMs });
+        : new WorkerSearcher(url, { testOnlyHold: options.testOnlySearchHold });
     const root = new Root(paths, db, searcher, sliceSize, options);
     root.#identity = identityOf(paths.memoryDb);
     return root;

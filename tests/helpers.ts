@@ -66,3 +66,21 @@ export async function until<T>(check: () => T | Promise<T>, what: string, deadli
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * A hold for Worker searches (`RootOptions.testOnlySearchHold`): while armed, every search blocks
+ * the memory Worker until `release()`. Deterministic where a timed block was not.
+ */
+export function searchHold(armed = true) {
+  const buffer = new SharedArrayBuffer(4);
+  const cell = new Int32Array(buffer);
+  Atomics.store(cell, 0, armed ? 0 : 1);
+  return {
+    buffer,
+    arm: () => Atomics.store(cell, 0, 0),
+    release: () => {
+      Atomics.store(cell, 0, 1);
+      Atomics.notify(cell, 0);
+    },
+  };
+}

@@ -7,8 +7,11 @@ export interface SearchRequest {
   url: string;
   query: string | string[];
   options: SearchOptions;
-  /** Test hook: the Worker blocks its own thread this long before searching, like a slow query would. */
-  test_block_ms?: number;
+  /**
+   * Test hook: while element 0 of this shared buffer is 0, the Worker blocks its own thread before
+   * searching, like a slow query would; the test sets it to 1 (and notifies) to let it go.
+   */
+  test_hold?: SharedArrayBuffer;
 }
 
 export interface CloseRequest {

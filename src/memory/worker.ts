@@ -32,7 +32,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
       self.postMessage({ id: req.id, ok: true });
       return;
     }
-    if (req.test_block_ms) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, req.test_block_ms);
+    if (req.test_hold) Atomics.wait(new Int32Array(req.test_hold), 0, 0);
     const page = await searchMemories(await database(req.url), req.query, req.options);
     self.postMessage({ id: req.id, ok: true, page });
   } catch (err) {

@@ -36,14 +36,14 @@ export class WorkerSearcher implements Searcher {
   readonly #url: string;
   #worker: RefWorker | null = null;
   readonly #pending = new Map<number, Pending>();
-  readonly #testBlockMs: number;
+  readonly #testHold: SharedArrayBuffer | undefined;
   #next = 1;
   #closed = false;
 
-  /** `testOnlyBlockMs` makes each search block the Worker thread first: for tests of non-blocking gates only. */
-  constructor(url: string, options: { testOnlyBlockMs?: number } = {}) {
+  /** `testOnlyHold` makes each search block the Worker thread while it holds 0 (`SearchRequest.test_hold`): for tests of non-blocking gates only. */
+  constructor(url: string, options: { testOnlyHold?: SharedArrayBuffer } = {}) {
     this.#url = url;
-    this.#testBlockMs = options.testOnlyBlockMs ?? 0;
+    this.#testHold = options.testOnlyHold;
   }
 
   /** The Worker starts with the first search, so processes that never search never pay for it. */
@@ -92,7 +92,7 @@ export class WorkerSearcher implements Searcher {
           url: this.#url,
           query: typeof query === "string" ? query : [...query],
           options,
-          test_block_ms: this.#testBlockMs || undefined,
+          test_hold: this.#testHold,
         },
         { resolve, reject },
       );

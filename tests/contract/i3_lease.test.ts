@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { searchHold } from "../helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -149,19 +150,23 @@ describe("I3: a write lease covers one turn", () => {
 
 describe("a gate check never waits for a memory search", () => {
   test("requireWritable answers while a search is still in flight in the Worker", async () => {
-    const fx = await openFixture({ testOnlySearchBlockMs: 800 });
+    const hold = searchHold(false);
+    const fx = await openFixture({ testOnlySearchHold: hold.buffer });
     try {
       const c = fx.root.contract;
-      await c.startTask("t", ["x"]); // its own search blocks the Worker once, before the test starts
+      await c.startTask("t", ["x"]);
       await c.enableWrites({ reason: "ok", granted_by: "host" });
+      hold.arm(); // the next search blocks the Worker until released
       let searchDone = false;
       const search = fx.root.memory.search("anything").then(() => (searchDone = true));
       const gate = await c.requireWritable("edit file");
       assert.equal(gate.turn, 1);
-      assert.equal(searchDone, false, "the gate answered only after the search finished");
+      assert.equal(searchDone, false, "the search cannot have finished: it is held");
+      hold.release();
       await search;
       assert.equal(searchDone, true);
     } finally {
+      hold.release();
       await fx.close();
     }
   });

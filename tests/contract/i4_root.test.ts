@@ -72,21 +72,25 @@ describe("I4: one root binds state and memory", () => {
     }
   });
 
-  const bad: [string, () => string][] = [
+  const bad: [string, (scratch: string) => string][] = [
     ["a relative path", () => "relative/dir"],
     ["a path that does not exist", () => "/nonexistent/longrun/root"],
-    ["a file, not a directory", () => {
-      const d = tempDir();
-      writeFileSync(join(d, "f"), "x");
-      return join(d, "f");
+    ["a file, not a directory", (scratch) => {
+      writeFileSync(join(scratch, "f"), "x");
+      return join(scratch, "f");
     }],
     ["an empty string", () => ""],
   ];
   for (const [name, make] of bad) {
     test(`a root that is ${name} is refused before anything is created`, async () => {
-      const dir = make();
-      await assert.rejects(Root.open(dir), (e: unknown) => e instanceof InvalidRootError && e.root === dir);
-      if (dir.startsWith("/") && existsSync(dir)) assert.equal(existsSync(join(dir, ".longrun")), false);
+      const scratch = tempDir();
+      try {
+        const dir = make(scratch);
+        await assert.rejects(Root.open(dir), (e: unknown) => e instanceof InvalidRootError && e.root === dir);
+        if (dir.startsWith("/") && existsSync(dir)) assert.equal(existsSync(join(dir, ".longrun")), false);
+      } finally {
+        removeDir(scratch);
+      }
     });
   }
 });

@@ -1,6 +1,6 @@
 /** The HTTP app in-process, through Hono's app.request: no socket, the same middleware and routes. */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { afterEach, beforeEach, describe, test } from "node:test";
 import { createHttpApp } from "../../src/http/app.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
@@ -15,13 +15,13 @@ describe("HTTP API in-process (Hono app.request)", () => {
   let outside = "";
   let roots: RootRegistry;
   let app: ReturnType<typeof createHttpApp>;
-  before(() => {
+  beforeEach(() => {
     dir = tempDir();
     outside = tempDir();
     roots = new RootRegistry({ defaultRoot: dir, allow: [dir] });
     app = createHttpApp({ dispatcher: new Dispatcher({ methods: allMethods(), roots }), tokens, hosts: [HOST, "localhost:9999"], defaultLeaseTtlSeconds: 600, bodyLimitBytes: 4096 });
   });
-  after(async () => {
+  afterEach(async () => {
     await roots.closeAll();
     removeDir(dir);
     removeDir(outside);
@@ -133,6 +133,8 @@ describe("HTTP API in-process (Hono app.request)", () => {
   });
 
   test("GET /v1/status shows the task and its grants", async () => {
+    await rpc("task.start", { description: "status over http" }, tokens.agent);
+    await rpc("writes.enable", { reason: "host says yes" });
     const r = await app.request("/v1/status", { headers: { host: HOST, authorization: `Bearer ${tokens.agent}` } });
     assert.equal(r.status, 200);
     const body = (await r.json()) as { task: { lease_log: { event: string; by?: string }[] } };

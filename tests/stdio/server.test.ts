@@ -5,7 +5,7 @@ import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
 import { RootRegistry } from "../../src/roots.ts";
 import { serveStdio } from "../../src/stdio/server.ts";
-import { removeDir, tempDir, until } from "../helpers.ts";
+import { removeDir, tempDir, until, searchHold } from "../helpers.ts";
 
 /** Test double for stdin: an event emitter the test pushes chunks into. */
 class FakeStdin extends EventEmitter {
@@ -19,11 +19,13 @@ class FakeStdin extends EventEmitter {
 describe("stdio server lifecycle (in-process, with a slow search)", () => {
   let dir = "";
   let roots: RootRegistry;
+  const hold = searchHold();
   before(() => {
     dir = tempDir();
-    roots = new RootRegistry({ defaultRoot: dir, rootOptions: { testOnlySearchBlockMs: 400 } });
+    roots = new RootRegistry({ defaultRoot: dir, rootOptions: { testOnlySearchHold: hold.buffer } });
   });
   after(async () => {
+    hold.release();
     await roots.closeAll();
     removeDir(dir);
   });
@@ -44,6 +46,7 @@ describe("stdio server lifecycle (in-process, with a slow search)", () => {
     assert.equal(written.some((w) => w.includes('"slow"')), false, "the search is still in flight");
     stop.abort();
     input.emit("data", new TextEncoder().encode('{"jsonrpc":"2.0","id":"late","method":"task.status"}\n'));
+    hold.release(); // the search finishes only now
     await served;
     assert.equal(input.paused, true);
     assert.ok(written.some((w) => w.includes('"slow"')), "the in-flight search was answered before returning");
