@@ -89,8 +89,10 @@ export function resolveRoot(dir: string): string {
   let st;
   try {
     st = statSync(dir);
-  } catch {
-    throw new InvalidRootError(dir, "it does not exist");
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new InvalidRootError(dir, "it does not exist");
+    throw e; // not the caller's mistake (out of descriptors, I/O): reported as what it is
   }
   if (!st.isDirectory()) throw new InvalidRootError(dir, "it is not a directory");
   return realpathSync(dir);

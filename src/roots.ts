@@ -3,7 +3,9 @@
  * database handle per file), optionally confined to an allow-list of parent directories.
  */
 import { normalize, sep } from "node:path";
-import { InvalidRootError, resolveRoot, Root, type RootOptions } from "./root.ts";
+import { LimitExceededError } from "./core/errors.ts";
+import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
+import { classifyStorage } from "./store/storage_fault.ts";
 
 export interface RootRegistryOptions {
   /** The root used when a request names none (`--root`, default the working directory). */
@@ -11,7 +13,14 @@ export interface RootRegistryOptions {
   /** When set, a root a caller names must be one of these directories or inside one. */
   allow?: string[] | null;
   rootOptions?: RootOptions;
+  /**
+   * At most this many roots open at once (each holds a database, a Worker connection and file
+   * descriptors); the least recently used idle one is closed to make room. Default 64.
+   */
+  maxOpen?: number;
 }
+
+export const DEFAULT_MAX_OPEN_ROOTS = 64;
 
 /** How many spellings of root names a registry remembers resolved (then it starts over). */
 const RESOLVED_CACHE = 256;
@@ -30,8 +39,14 @@ export class RootRegistry {
   readonly #defaultRoot: string | null;
   readonly #allow: string[] | null;
   readonly #rootOptions: RootOptions;
+  readonly #maxOpen: number;
+  /** Calls in progress per root (`acquire`): a busy root is never closed to make room. */
+  readonly #busy = new Map<string, number>();
+  /** Open roots, least recently used first (a Map keeps insertion order; each use moves a root last). */
+  readonly #recent = new Map<string, true>();
 
   constructor(options: RootRegistryOptions) {
+    this.#maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN_ROOTS;
     this.#defaultRoot = options.defaultRoot;
     this.#allow = options.allow?.map((d) => resolveRoot(d)) ?? null;
     this.#rootOptions = options.rootOptions ?? {};
@@ -54,14 +69,70 @@ export class RootRegistry {
     return real;
   }
 
-  get(named?: string): Promise<Root> {
+  /**
+   * The root for a call, held until `release`: while held it is not closed to make room. When the
+   * cap is reached, the least recently used idle root is closed first; when every open root is
+   * busy, the call is refused with `limit_exceeded` (field `open_roots`), never an EMFILE later.
+   */
+  async acquire(named?: string): Promise<{ root: Root; release: () => void }> {
+    const real = this.#resolve(named);
+    this.#busy.set(real, (this.#busy.get(real) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const n = (this.#busy.get(real) ?? 1) - 1;
+      if (n > 0) this.#busy.set(real, n);
+      else this.#busy.delete(real);
+    };
+    try {
+      return { root: await this.get(named), release };
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  /** Closes least recently used idle roots until one more fits under the cap. */
+  #makeRoom(adding: string): void {
+    if (this.#open.has(adding)) return;
+    for (const dir of this.#recent.keys()) {
+      if (this.#open.size < this.#maxOpen) return;
+      if ((this.#busy.get(dir) ?? 0) > 0) continue;
+      const open = this.#open.get(dir);
+      this.#open.delete(dir);
+      this.#ready.delete(dir);
+      this.#recent.delete(dir);
+      void open?.then((r) => r.close()).catch(() => {});
+    }
+    if (this.#open.size >= this.#maxOpen) {
+      throw new LimitExceededError(
+        "open_roots",
+        this.#maxOpen,
+        this.#open.size + 1,
+        "roots",
+        "every open root is in use; retry when a call finishes, or start the server with a higher --max-roots",
+      );
+    }
+  }
+
+  #resolve(named: string | undefined): string {
     const spelling = named === undefined || named.includes("\0") ? named : normalize(named);
     let real = this.#resolved.get(spelling);
     if (real === undefined) {
-      real = this.resolve(named);
+      try {
+        real = this.resolve(named);
+      } catch (e) {
+        throw classifyStorage(e, named ?? this.#defaultRoot ?? "") ?? e;
+      }
       if (this.#resolved.size >= RESOLVED_CACHE) this.#resolved.clear();
       this.#resolved.set(spelling, real);
     }
+    return real;
+  }
+
+  get(named?: string): Promise<Root> {
+    const real = this.#resolve(named);
     const ready = this.#ready.get(real);
     let closing: Promise<void> | null = null;
     if (ready && !ready.stillOpenOnDisk()) {
@@ -74,9 +145,21 @@ export class RootRegistry {
       closing = ready.close().catch(() => {});
     }
     let root = this.#open.get(real);
+    this.#recent.delete(real);
+    this.#recent.set(real, true);
     if (!root) {
+      try {
+        this.#makeRoom(real);
+      } catch (e) {
+        this.#recent.delete(real);
+        return Promise.reject(e);
+      }
       const dir = real;
-      root = closing ? closing.then(() => Root.open(dir, this.#rootOptions)) : Root.open(real, this.#rootOptions);
+      // a file-system failure while opening (out of descriptors, read-only, gone) as a kind the caller can act on
+      const open = () => Root.open(dir, this.#rootOptions).catch((e: unknown) => {
+        throw classifyStorage(e, rootPaths(dir).memoryDb) ?? e;
+      });
+      root = closing ? closing.then(open) : open();
       this.#open.set(real, root);
       const key = real;
       const opening = root;
@@ -91,8 +174,10 @@ export class RootRegistry {
           }
         },
         () => {
-          if (this.#open.get(key) === opening) this.#open.delete(key);
-          this.#resolved.delete(spelling);
+          if (this.#open.get(key) === opening) {
+            this.#open.delete(key);
+            this.#recent.delete(key);
+          }
         },
       );
     }
@@ -103,6 +188,7 @@ export class RootRegistry {
     const all = [...this.#open.values()];
     this.#open.clear();
     this.#ready.clear();
+    this.#recent.clear();
     this.#resolved.clear();
     for (const r of all) {
       try {

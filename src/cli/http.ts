@@ -25,6 +25,8 @@ export interface HttpCommandOptions {
   expose: boolean;
   /** Extra `Host` header values to answer to (a container's service name, say); `:port` added when missing. */
   allowedHosts: string[];
+  /** At most this many roots open at once (least recently used idle ones closed first). */
+  maxRoots?: number;
 }
 
 export async function runHttp(o: HttpCommandOptions): Promise<number> {
@@ -38,7 +40,7 @@ export async function runHttp(o: HttpCommandOptions): Promise<number> {
   }
   const root = rootAtStart(o.root);
   if (root === null) return 2;
-  const roots = new RootRegistry({ defaultRoot: root, allow: [root, ...o.allowRoots] });
+  const roots = new RootRegistry({ defaultRoot: root, allow: [root, ...o.allowRoots], maxOpen: o.maxRoots });
   await roots.get(); // lays out the default root (its .longrun/ holds the token file)
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
   const stopped = new Promise<void>((resolve) => {

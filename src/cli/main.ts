@@ -9,8 +9,10 @@ export const HELP = `longrun ${VERSION} - a runtime contract for long-running AI
 
 Usage:
   longrun demo                      the seed's five steps in a temporary root (no LLM, no key)
-  longrun serve [--root DIR]        JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host)
-  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...]
+  longrun serve [--root DIR] [--max-roots N]
+                                    JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host);
+                                    at most N roots open at once (default 64, env LONGRUN_MAX_ROOTS)
+  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...] [--max-roots N]
                                     HTTP API: POST /rpc, GET /health, GET /v1/status, MCP at /mcp;
                                     host and agent bearer tokens in DIR/.longrun/http.json
   longrun mcp [--root DIR]          MCP server over stdio: agent-side tools only
@@ -57,6 +59,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       "allowed-host": { type: "string", multiple: true },
       force: { type: "boolean" },
       "accept-memory": { type: "boolean" },
+      "max-roots": { type: "string" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -90,15 +93,20 @@ export async function main(argv: string[]): Promise<number> {
     return usage((e as Error).message);
   }
   const root = typeof values.root === "string" ? values.root : null;
+  const maxRootsText = (values["max-roots"] as string | undefined) ?? process.env.LONGRUN_MAX_ROOTS;
+  const maxRoots = maxRootsText === undefined || maxRootsText === "" ? undefined : Number(maxRootsText);
+  if (maxRoots !== undefined && (!Number.isInteger(maxRoots) || maxRoots < 1 || maxRoots > 100_000)) {
+    return usage(`--max-roots (or LONGRUN_MAX_ROOTS) must be a whole number from 1 to 100000, got ${JSON.stringify(maxRootsText)}`);
+  }
   switch (command) {
     case "serve":
-      return (await import("./serve.ts")).runServe({ root });
+      return (await import("./serve.ts")).runServe({ root, maxRoots });
     case "mcp":
       return (await import("./mcp.ts")).runMcp({ root });
     case "http": {
       const port = values.port === undefined ? 0 : Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be 0-65535, got ${JSON.stringify(values.port)}`);
-      return (await import("./http.ts")).runHttp({
+      return (await import("./http.ts")).runHttp({ maxRoots,
         root,
         host: typeof values.host === "string" ? values.host : "127.0.0.1",
         port,

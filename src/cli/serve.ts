@@ -5,10 +5,10 @@ import { RootRegistry } from "../roots.ts";
 import { rootAtStart } from "./root_arg.ts";
 import { serveStdio } from "../stdio/server.ts";
 
-export async function runServe(options: { root: string | null }): Promise<number> {
+export async function runServe(options: { root: string | null; maxRoots?: number }): Promise<number> {
   const defaultRoot = rootAtStart(options.root);
   if (defaultRoot === null) return 2;
-  const roots = new RootRegistry({ defaultRoot });
+  const roots = new RootRegistry({ defaultRoot, maxOpen: options.maxRoots });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
   const stop = new AbortController();
   const onTerm = () => stop.abort();

@@ -152,10 +152,10 @@ export class UnauthorizedError extends LongrunError {
 
 /** A payload, string or count is over a documented limit. Nothing was written. */
 export class LimitExceededError extends LongrunError {
-  constructor(readonly field: string, readonly limit: number, readonly actual: number, readonly unit: string) {
+  constructor(readonly field: string, readonly limit: number, readonly actual: number, readonly unit: string, advice = "send less or split it") {
     super(
       "limit_exceeded",
-      `Limit exceeded: ${field} is ${actual} ${unit}, the limit is ${limit} ${unit}; send less or split it`,
+      `Limit exceeded: ${field} is ${actual} ${unit}, the limit is ${limit} ${unit}; ${advice}`,
       { field, limit, actual, unit },
     );
   }
@@ -175,7 +175,7 @@ export class NotFoundError extends LongrunError {
 }
 
 /** Why storage failed, in terms a caller can act on. */
-export type StorageFault = "disk_full" | "read_only" | "io" | "missing";
+export type StorageFault = "disk_full" | "read_only" | "io" | "missing" | "too_many_files";
 
 /** The disk or file system refused a write or read (full, read-only, failing, gone). Nothing was claimed saved. */
 export class StorageError extends LongrunError {
@@ -185,6 +185,7 @@ export class StorageError extends LongrunError {
       read_only: "it cannot be written (read-only file system or permissions): make it writable, then retry",
       io: "the file system reported an I/O error: check the disk, then retry",
       missing: "a file longrun needs is gone or was replaced: see the README's recovery section",
+      too_many_files: "this process has too many open files: raise its limit (ulimit -n), or serve fewer roots at once (--max-roots)",
     }[reason];
     super("storage_error", `Storage failed at ${path}: ${what} (${detail})`, { reason, path, detail }, { cause });
   }

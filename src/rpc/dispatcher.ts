@@ -154,14 +154,16 @@ export class Dispatcher {
     }
     const params = parseParams(name, m.params, rawParams) as Record<string, unknown>;
     const rootName = typeof params.root === "string" ? params.root : undefined;
-    const root = await this.#roots.get(rootName);
+    // held until the call is done: a root in use is never closed to make room for another
+    const { root, release } = await this.#roots.acquire(rootName);
+    const done = <T>(p: Promise<T>): Promise<T> => (p.then(release, release), p);
     // a driver or file-system failure leaves as a kind the caller can act on, naming the database
     const run = () => m.handler({ root, caller }, params).catch((e: unknown) => {
       throw classifyStorage(e, root.paths.memoryDb) ?? e;
     });
     const key = root.dir;
     const lanes = this.#lanes.get(key) ?? { state: Promise.resolve(), memory: Promise.resolve() };
-    if (m.lane === "read") return Promise.all([lanes.state, lanes.memory]).then(run, run);
+    if (m.lane === "read") return done(Promise.all([lanes.state, lanes.memory]).then(run, run));
     const lane = m.lane;
     const next = lanes[lane].then(run, run);
     const tail = next.then(() => {}, () => {});
@@ -171,7 +173,7 @@ export class Dispatcher {
       const now = this.#lanes.get(key);
       if (now && now.state === updated.state && now.memory === updated.memory) this.#lanes.delete(key);
     });
-    return next;
+    return done(next);
   }
 
   /** What a host needs to check compatibility: versions, methods with side and param schema, limits, errors. */
