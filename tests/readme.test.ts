@@ -1,6 +1,6 @@
 /** The README tells the truth about the protocol: every method, its side, and the limits. */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ERROR_CODES } from "../src/core/errors.ts";
@@ -12,6 +12,17 @@ const readme = readFileSync(join(REPO, "README.md"), "utf8");
 const rows = readme.split("\n").filter((l) => l.startsWith("| `"));
 
 describe("README", () => {
+  test("points at nothing outside the repository and uses no internal shorthand", () => {
+    assert.doesNotMatch(readme, /\.\.\/(shared|seeds)|\]\(\.\.\//, "a downloader does not have ../");
+    assert.doesNotMatch(readme, /\b(I[1-4]|A[1-4])\b|\bseed\b/, "I1-I4, A1-A4 and 'seed' mean nothing to a user");
+  });
+
+  test("the files it tells a user about exist", () => {
+    for (const f of ["LICENSE", "CONTRIBUTING.md", "clients/python/example.py", "clients/python/longrun_client.py"]) {
+      assert.ok(existsSync(join(REPO, f)), `${f} is named in the README but missing`);
+    }
+  });
+
   test("starts with the two commands", () => {
     const block = readme.split("```")[1]!;
     assert.match(block, /npm run demo/);
