@@ -22,6 +22,7 @@ import { removeOrphanTemps } from "./store/atomic.ts";
 import { removeOrphanBlobs } from "./store/blobs.ts";
 import { crashPointsFromEnv } from "./store/crash.ts";
 import { FilePendingStore } from "./store/pending_file.ts";
+import { readCheckpointLang } from "./store/root_settings.ts";
 import { importLegacyState } from "./store/legacy_state.ts";
 import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "./store/root_identity.ts";
 import { libsqlConn } from "./store/sql.ts";
@@ -64,6 +65,8 @@ export interface RootPaths {
   state: string;
   pending: string;
   lock: string;
+  /** Optional settings of this root (`{"lang": "zh"}`: the language of checkpoint text). */
+  settings: string;
   memoryDb: string;
   rawData: string;
 }
@@ -76,6 +79,7 @@ export function rootPaths(dir: string): RootPaths {
     state: join(longrun, "state.json"),
     pending: join(longrun, "pending_checkpoint.json"),
     lock: join(longrun, "lock"),
+    settings: join(longrun, "settings.json"),
     memoryDb: join(dir, "memory.db"),
     rawData: join(dir, "raw_data"),
   };
@@ -146,6 +150,7 @@ export class Root {
       clock,
       ids: options.ids ?? systemIds,
       crash,
+      checkpointLang: () => readCheckpointLang(paths.settings),
     });
   }
 

@@ -1,4 +1,6 @@
-"""The seed's flow through two client processes: run `LONGRUN_BIN=dist/longrun python3 clients/python/example.py`.
+"""The demo's flow through two client processes: `python3 example.py` where the longrun package is
+installed (pip install a platform wheel: it carries the executable), or from a clone
+`LONGRUN_BIN=dist/longrun python3 clients/python/example.py`.
 
 Its root is a temporary directory, removed at the end; pass --keep to look at it afterwards.
 """
@@ -6,10 +8,11 @@ import shutil
 import sys
 import tempfile
 
-from longrun_client import LongrunClient, WriteGateViolation
+from longrun import LongrunClient, WriteGateViolation, find_binary
 
 root = tempfile.mkdtemp(prefix="longrun-example-")
 print("root:", root)
+print("binary:", find_binary())
 try:
     with LongrunClient(root) as agent:
         print("[1] start:", agent.start_task("Adapt the supplier interface")["task"]["access_mode"])

@@ -1,4 +1,5 @@
-"""Behaviour tests of longrun_client against the real compiled binary (no mocks).
+"""Behaviour tests of the client against the real compiled binary (no mocks), through the
+``longrun_client`` compatibility module: what earlier code imported keeps working.
 
 Run from the repository root: `python3 -m unittest discover -s clients/python -v`.
 The binary is $LONGRUN_BIN, else ../../dist/longrun relative to this file (build: ./compile.sh).
@@ -18,7 +19,7 @@ sys.path.insert(0, HERE)
 
 from longrun_client import (  # noqa: E402
     ConflictError, InvalidParams, StorageError, LimitExceeded, LongrunClient, LongrunError, LongrunHttpClient, NoActiveTask,
-    NotFound, ProtocolError, StateCorruptError, TransitionError, Unauthorized, WriteGateViolation,
+    NotFound, ProtocolError, ServerExited, StateCorruptError, TransitionError, Unauthorized, WriteGateViolation,
 )
 
 BIN = os.path.abspath(os.environ.get("LONGRUN_BIN") or os.path.join(HERE, "..", "..", "dist", "longrun"))
@@ -271,6 +272,14 @@ class ParamsTest(ClientTest):
         self.assertIsNone(granted["lease"]["scope"])
         self.assertEqual(self.lr.finish(summary=None)["task"]["status"], "completed")
 
+    def test_the_compatibility_module_is_the_package(self):
+        import longrun
+        import longrun_client
+        self.assertIs(longrun_client.LongrunClient, longrun.LongrunClient)
+        self.assertIs(longrun_client.WriteGateViolation, longrun.WriteGateViolation)
+        for name in ("ContractMethods", "error_from_wire", "LongrunHttpClient", "ProtocolError"):
+            self.assertTrue(hasattr(longrun_client, name), name)
+
     def test_unknown_method_raises_protocol_error(self):
         with self.assertRaises(ProtocolError) as cm:
             self.lr.call("no.such.method")
@@ -299,20 +308,21 @@ class LifecycleTest(ClientTest):
         with self.assertRaises(ProtocolError):
             self.lr.status()
 
-    def test_a_killed_child_makes_later_calls_raise_protocol_error(self):
+    def test_a_killed_child_makes_later_calls_raise_server_exited(self):
         self.lr.status()
         self.lr.process.kill()
         self.lr.process.wait()
-        with self.assertRaises(ProtocolError) as cm:
+        with self.assertRaises(ServerExited) as cm:
             self.lr.status()
+        self.assertIsInstance(cm.exception, ProtocolError, "still a ProtocolError for code written against earlier clients")
         self.assertEqual(cm.exception.data.get("returncode"), -9)
+        self.assertEqual(cm.exception.returncode, -9)
 
     def test_a_child_that_dies_at_start_reports_its_stderr_tail(self):
         # A real process that is not longrun: python exits at once, complaining on stderr about "serve".
-        lr = LongrunClient(self.root, binary=sys.executable, timeout=20)
-        self.addCleanup(lr.close)
-        with self.assertRaises(ProtocolError) as cm:
-            lr.status()
+        with self.assertLogs("longrun.server", "WARNING"):
+            with self.assertRaises(ServerExited) as cm:
+                LongrunClient(self.root, binary=sys.executable, timeout=20)
         self.assertIn("serve", str(cm.exception))
         self.assertNotEqual(cm.exception.data.get("returncode"), 0)
 
@@ -393,7 +403,7 @@ class ExampleTest(unittest.TestCase):
         if not os.access(BIN, os.X_OK):
             self.skipTest("no longrun binary at %s" % BIN)
         env = dict(os.environ, LONGRUN_BIN=BIN)
-        out = subprocess.run([sys.executable, os.path.join(HERE, "example.py")], env=env,
+        out = subprocess.run([sys.executable, os.path.join(HERE, "example.py")], env=env, cwd=HERE,
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("<!-- longrun-state:", out.stdout)

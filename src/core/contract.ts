@@ -3,12 +3,13 @@
  * lease covers one turn. Every mutation runs inside `StateStore.transact` (one root-wide lock,
  * compare-and-swap on `version`), on a copy of the state, and is saved only when whole.
  */
-import { machineLine, parseMachineLine, renderCheckpoint } from "./checkpoint.ts";
+import { type CheckpointData, type CheckpointLang, machineLine, parseMachineLine, renderCheckpoint } from "./checkpoint.ts";
 import {
   CheckpointWriteError,
   ConflictError,
   describeCause,
   InternalError,
+  LimitExceededError,
   LongrunError,
   NoActiveTaskError,
   NotFoundError,
@@ -18,6 +19,7 @@ import {
   WriteGateViolation,
 } from "./errors.ts";
 import { extractKeywords, normalizeKeywords } from "./keywords.ts";
+import { LIMITS } from "./limits.ts";
 import { checkGate, consumeUse, type GrantInput, grantLease, revokeLease } from "./lease.ts";
 import type {
   Clock,
@@ -44,6 +46,8 @@ export interface ContractDeps {
   clock: Clock;
   ids: IdSource;
   crash?: CrashPoint;
+  /** The root's checkpoint language (its settings), when it has one; a request's `lang` wins. */
+  checkpointLang?: () => CheckpointLang | null;
 }
 
 export interface CheckpointInput {
@@ -55,6 +59,15 @@ export interface CheckpointInput {
    * the same order with the same fallback, but the task keeps running and the lease stands.
    */
   kind?: string;
+  /**
+   * The host's own state (a JSON object, at most `LIMITS.checkpoint_data_chars` as compact JSON):
+   * saved in the checkpoint's machine line and in the task's `last_checkpoint`, given back by
+   * resume and recover, so a loop never parses its position back out of `next_step`. Omitted, the
+   * last checkpoint's data is carried over; `{}` clears it.
+   */
+  data?: CheckpointData;
+  /** The language of the text for people (`en`, `zh`, `ko`); default: the root's setting, else English. */
+  lang?: CheckpointLang;
 }
 
 /** Who asks: the host speaks for the user (and verifies); the agent does the work. */
@@ -185,9 +198,16 @@ export class TaskContract {
       const existing = await tx.load();
       const now = this.#now();
       const at = now.toISOString();
+      // a task id is the time to the second and 16 random bits: one already taken in this root is
+      // drawn again here, under the write lock, so no task is ever overwritten by a new one
+      let taskId = this.#d.ids.taskId(now);
+      for (let draw = 1; (await tx.loadTask(taskId)) !== null; draw++) {
+        if (draw >= 16) throw new ConflictError(`Task not started: no free task id could be drawn for ${at}; retry`, { reason: "task_id_taken" });
+        taskId = this.#d.ids.taskId(now);
+      }
       const state = newTaskState(
         {
-          task_id: this.#d.ids.taskId(now),
+          task_id: taskId,
           description,
           keywords: terms,
           status: "pending",
@@ -403,6 +423,7 @@ export class TaskContract {
    * is returned.
    */
   async checkpoint(input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
+    checkDataSize(input.data);
     let prepared: { pending: PendingCheckpoint; waiting: boolean } | null = null;
     try {
       const out = await this.#d.state.transact(async (tx) => {
@@ -417,7 +438,7 @@ export class TaskContract {
 
         if (waiting) await tx.saveMemory(waiting.record); // the older checkpoint first, never lost
         const memoryId = (await tx.saveMemory(record)).record.id;
-        working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: memoryId, at: savedAt };
+        working.last_checkpoint = { ...working.last_checkpoint!, memory_id: memoryId };
         await tx.save(working, live.version);
         this.#crash("checkpoint.before_commit");
         return { text, memory_id: memoryId, task: working, replayed: waiting !== null };
@@ -458,10 +479,23 @@ export class TaskContract {
     working.updated_at = now.toISOString();
     const checkpointId = this.#d.ids.checkpointId();
     const savedAt = now.toISOString();
-    const text = renderCheckpoint(working, { summary: input.summary, kind: input.kind ?? "manual" }, checkpointId, savedAt);
+    const kind = input.kind ?? "manual";
+    // omitted: the last checkpoint's data goes on (a hook's or a person's checkpoint never drops the host's state)
+    const data = input.data ?? live.last_checkpoint?.data ?? {};
+    const lang = input.lang ?? this.#rootLang();
+    const text = renderCheckpoint(working, { summary: input.summary, kind, data, lang }, checkpointId, savedAt);
     const record = checkpointRecord(working, text, checkpointId);
-    working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt };
+    working.last_checkpoint = { checkpoint_id: checkpointId, memory_id: "", at: savedAt, kind, data };
     return { working, text, record, checkpointId, savedAt };
+  }
+
+  /** The root's checkpoint language; a setting that cannot be read never stops a checkpoint (English then). */
+  #rootLang(): CheckpointLang {
+    try {
+      return this.#d.checkpointLang?.() ?? "en";
+    } catch {
+      return "en";
+    }
   }
 
   /** A checkpoint's pending form from a lock-free read of the state (for a transaction that could not begin). */
@@ -517,13 +551,15 @@ export class TaskContract {
     memories: MemoryHit[];
     replayed: ReplayInfo | null;
     pending_checkpoint: PendingInfo | null;
+    /** The last checkpoint's `data` (`{}` when it carried none; null when the task has no checkpoint). */
+    data: CheckpointData | null;
   }> {
     return this.#resumeOnce().then(async (r) => {
       this.#crash("resume.after_replay");
       if (r.replayed || this.#d.pending.lost()) await this.#d.pending.clear();
       else if (r.failed) await this.#d.pending.write(r.failed).catch(() => {});
       const memories = await this.#contextMemories(r.task);
-      return { task: r.task, memories, replayed: r.replayed, pending_checkpoint: await this.#pendingInfo() };
+      return { task: r.task, memories, replayed: r.replayed, pending_checkpoint: await this.#pendingInfo(), data: checkpointDataOf(r.task) };
     });
   }
 
@@ -574,7 +610,7 @@ export class TaskContract {
    * Rebuilds the task from the newest checkpoint machine line in this root's memory: a new
    * turn, read-only. An unreadable state file is moved aside first, never deleted.
    */
-  async recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState | null; memory_id: string | null; quarantined: string | null }> {
+  async recoverFromMemory(options: { force?: boolean; by?: Actor } = {}): Promise<{ task: TaskState | null; memory_id: string | null; quarantined: string | null; data: CheckpointData | null }> {
     if (options.force && options.by === "agent") {
       throw new UnauthorizedError("Refused: only the host may force task.recover over a readable state", { method: "task.recover", side_required: "host", side: "agent" });
     }
@@ -592,7 +628,7 @@ export class TaskContract {
       if (!found && corrupt) {
         // nothing to rebuild from, but an unreadable state must not block the root for ever:
         // it is moved aside (kept), and the root has no task; task.start begins one
-        return { task: null, memory_id: null, quarantined: await tx.quarantine() };
+        return { task: null, memory_id: null, quarantined: await tx.quarantine(), data: null };
       }
       if (!found) {
         throw new NotFoundError(
@@ -631,7 +667,7 @@ export class TaskContract {
           phase: machine.phase,
           next_step: machine.next_step,
           created_at: machine.created_at || at,
-          last_checkpoint: { checkpoint_id: machine.checkpoint_id, memory_id: record.id, at: machine.saved_at },
+          last_checkpoint: { checkpoint_id: machine.checkpoint_id, memory_id: record.id, at: machine.saved_at, kind: machine.kind, data: machine.data },
           history: [{ at, from: null, to: machine.status, reason: `recovered from memory ${record.id}`, turn }],
           lease_log: [{ at, event: "revoked", turn, reason: "recover" }],
         },
@@ -640,7 +676,7 @@ export class TaskContract {
       if (next.status === "paused") this.#setStatus(next, "in_progress", "recover", now);
       next.version = Math.max(live?.version ?? 0, machine.version) + 1;
       await tx.save(next, live ? live.version : null);
-      return { task: next, memory_id: record.id, quarantined };
+      return { task: next, memory_id: record.id, quarantined, data: machine.data };
     });
   }
 
@@ -668,7 +704,7 @@ export class TaskContract {
         `task: ${live.task_id} · completed at turn ${live.turn_index}`,
         `description: ${live.description}`,
         `summary: ${summary || "-"}`,
-        machineLine(next, `outcome-${live.task_id}`, now.toISOString()),
+        machineLine(next, `outcome-${live.task_id}`, now.toISOString(), { kind: "outcome", data: live.last_checkpoint?.data ?? {} }),
       ].join("\n");
       let memoryId: string;
       try {
@@ -748,7 +784,28 @@ function applyCheckpoint(base: TaskState, cp: PendingCheckpoint, memoryId: strin
   next.phase = cp.state.phase;
   next.next_step = cp.state.next_step;
   next.turn_index = Math.max(next.turn_index, cp.state.turn_index);
-  next.last_checkpoint = { checkpoint_id: cp.checkpoint_id, memory_id: memoryId, at: cp.created_at };
+  const made = cp.state.last_checkpoint;
+  next.last_checkpoint = {
+    checkpoint_id: cp.checkpoint_id,
+    memory_id: memoryId,
+    at: cp.created_at,
+    ...(made?.kind !== undefined ? { kind: made.kind } : {}),
+    ...(made?.data !== undefined ? { data: made.data } : {}),
+  };
   return next;
+}
+
+/** The last checkpoint's data: `{}` when it carried none (an older one), null when there is no checkpoint. */
+function checkpointDataOf(task: TaskState): CheckpointData | null {
+  return task.last_checkpoint ? (task.last_checkpoint.data ?? {}) : null;
+}
+
+/** A checkpoint's data is bounded (compact JSON, in characters), refused before anything is touched. */
+function checkDataSize(data: CheckpointData | undefined): void {
+  if (data === undefined) return;
+  const size = JSON.stringify(data).length;
+  if (size > LIMITS.checkpoint_data_chars) {
+    throw new LimitExceededError("data", LIMITS.checkpoint_data_chars, size, "characters", "keep a checkpoint's data to what the loop needs to go on (an index, a cursor, ids); store large results with memory.save or context.put");
+  }
 }
 

@@ -28,6 +28,8 @@ export const LIMITS = {
   search_limit: 50,
   /** Bytes one context.read returns at most. */
   context_read_bytes: 256 * 1024,
+  /** A checkpoint's `data` object (the host's own state), as compact JSON, in characters. */
+  checkpoint_data_chars: 16 * 1024,
 } as const;
 
 /** Bodies longer than this (UTF-8 bytes) are kept under raw_data/, the index keeping a reference and a digest. */

@@ -43,6 +43,10 @@ export interface CheckpointRef {
   checkpoint_id: string;
   memory_id: string;
   at: string;
+  /** The checkpoint's kind (`manual`, `progress`, …); absent in states saved before it was kept. */
+  kind?: string;
+  /** The host's own state saved with the checkpoint (a JSON object); absent in older states. */
+  data?: Record<string, unknown>;
 }
 
 export interface TaskState {

@@ -3,6 +3,7 @@
  * field is an error, not silently ignored. Every method also accepts an optional `root`.
  */
 import * as v from "valibot";
+import { CHECKPOINT_LANGS } from "../core/checkpoint.ts";
 import { LIMITS } from "../core/limits.ts";
 import { TASK_STATUSES } from "../core/status.ts";
 
@@ -32,6 +33,8 @@ export function params<E extends Record<string, v.GenericSchema<any, any>>>(entr
   return v.strictObject({ ...entries, root });
 }
 
+const isJsonObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
 /** A task of the root by id (`T_…`). */
 export const taskId = () => v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)"));
 /** A task of the root by id; absent: the current task. */
@@ -48,6 +51,9 @@ export const S = {
     next_step: shortText(0),
     phase: v.optional(shortText(0)),
     kind: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.-]{0,39}$/, "kind is a short lowercase label"))),
+    // the host's own state; its size (LIMITS.checkpoint_data_chars) is checked by the contract
+    data: v.optional(v.pipe(v.custom<Record<string, unknown>>(isJsonObject, "data is a JSON object ({...}), not an array or a value"), v.record(v.string(), v.unknown()))),
+    lang: v.optional(v.picklist(CHECKPOINT_LANGS, 'lang is "en", "zh" or "ko"')),
   }),
   taskFinish: params({ summary: v.optional(longText(0)), task_id: taskIdField(), cancel_runs: v.optional(v.boolean()) }),
   taskRecover: params({ force: v.optional(v.boolean()) }),

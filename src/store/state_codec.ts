@@ -41,7 +41,13 @@ const StateSchema = v.object({
   updated_at: v.optional(Str, ""),
   version: v.optional(Int, 0),
   last_checkpoint: v.optional(
-    v.nullable(v.object({ checkpoint_id: Str, memory_id: Str, at: Str })),
+    v.nullable(v.object({
+      checkpoint_id: Str,
+      memory_id: Str,
+      at: Str,
+      kind: v.optional(Str),
+      data: v.optional(v.record(Str, v.unknown())),
+    })),
     null,
   ),
   history: v.optional(

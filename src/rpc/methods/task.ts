@@ -55,7 +55,7 @@ export const taskMethods = [
   method({
     name: "task.checkpoint",
     side: "agent",
-    summary: "I2: save a checkpoint to memory, then write state and return its text, memory_id and the task",
+    summary: "I2: save a checkpoint to memory, then write state and return its text, memory_id and the task; pauses the task and ends the lease, except kind: progress; data: the host's own state (a JSON object, given back by task.resume and task.recover); lang: en, zh or ko",
     params: S.taskCheckpoint,
     lane: "state",
     readOnly: false,
@@ -64,7 +64,7 @@ export const taskMethods = [
   method({
     name: "task.resume",
     side: "agent",
-    summary: "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info",
+    summary: "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info and the last checkpoint's data",
     params: S.empty,
     lane: "state",
     readOnly: false,
@@ -73,7 +73,7 @@ export const taskMethods = [
   method({
     name: "task.recover",
     side: "agent",
-    summary: "Rebuild a lost or corrupt task state from the newest checkpoint machine line in memory; new turn, read-only (force: host only)",
+    summary: "Rebuild a lost or corrupt task state from the newest checkpoint machine line in memory; new turn, read-only (force: host only); returns the task and that checkpoint's data",
     params: S.taskRecover,
     lane: "state",
     readOnly: false,

@@ -1,0 +1,56 @@
+"""Where an HTTP client finds the server's URL and its token.
+
+``longrun http`` writes ``<root>/.longrun/http.json`` with its URL and, unless it was given them by
+environment, its two tokens. A server given ``LONGRUN_HOST_TOKEN`` and ``LONGRUN_AGENT_TOKEN``
+(a container) writes no token: the file says ``tokens_from_env`` and names the variables, and a
+client reads the token from the same variable. ``from_env`` needs no file at all: the URL comes
+from ``LONGRUN_URL``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Mapping, Optional, Tuple
+
+from .errors import LongrunError
+
+TOKEN_ENV = {"host": "LONGRUN_HOST_TOKEN", "agent": "LONGRUN_AGENT_TOKEN"}
+URL_ENV = "LONGRUN_URL"
+
+
+def _variable(side: str) -> str:
+    if side not in TOKEN_ENV:
+        raise ValueError("side must be 'host' or 'agent', not %r" % (side,))
+    return TOKEN_ENV[side]
+
+
+def from_token_file(path: str, side: str, environ: Optional[Mapping[str, str]] = None) -> Tuple[str, str]:
+    """``(url, token)`` for ``side`` from ``http.json`` at ``path`` (the token from the environment when the server took it there)."""
+    name = _variable(side)
+    with open(path, encoding="utf-8") as f:
+        info = json.load(f)
+    token = info.get("%s_token" % side)
+    if not token and info.get("tokens_from_env"):
+        name = info.get("%s_token_env" % side) or name
+        token = (os.environ if environ is None else environ).get(name)
+        if not token:
+            raise LongrunError("the server at %s took its tokens from the environment and did not write them to %s; "
+                               "set %s for this client too (or use from_env)" % (info.get("url"), path, name),
+                               None, {"kind": "config", "variable": name})
+    if not token:
+        raise LongrunError("%s holds no %s token" % (path, side), None, {"kind": "config"})
+    return info["url"], token
+
+
+def from_env(side: str, url: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> Tuple[str, str]:
+    """``(url, token)`` for ``side``: the URL from ``url`` or ``$LONGRUN_URL``, the token from ``$LONGRUN_<SIDE>_TOKEN``."""
+    name = _variable(side)
+    env = os.environ if environ is None else environ
+    url = url or env.get(URL_ENV)
+    token = env.get(name)
+    missing = [n for n, v in ((URL_ENV, url), (name, token)) if not v]
+    if missing:
+        raise LongrunError("an HTTP client from the environment (side %r) needs %s set" % (side, " and ".join(missing)),
+                           None, {"kind": "config", "variables": missing})
+    assert url is not None and token is not None
+    return url, token

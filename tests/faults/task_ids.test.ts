@@ -1,0 +1,36 @@
+/**
+ * Task ids are the time to the second and 16 random bits: two tasks started in the same second
+ * can draw the same id. A new task never overwrites an older one that has it (found by the
+ * model-based soak: 19 overwrites in 100,000 sequences before this).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { IdSource } from "../../src/core/ports.ts";
+import { Root } from "../../src/root.ts";
+import { systemIds } from "../../src/store/system.ts";
+import { removeDir, tempDir } from "../helpers.ts";
+
+/** Failure injection: an id source that draws the same task id again before a fresh one. */
+function collidingIds(): IdSource {
+  const drawn = ["T_20261130_120000_aaaa", "T_20261130_120000_aaaa", "T_20261130_120000_aaaa", "T_20261130_120000_bbbb"];
+  return { ...systemIds, taskId: () => drawn.shift() ?? systemIds.taskId(new Date()) };
+}
+
+test("a task id drawn twice is drawn again: the first task keeps its state, the second gets its own id", async () => {
+  const dir = tempDir();
+  const root = await Root.open(dir, { searchInWorker: false, ids: collidingIds() });
+  try {
+    const first = (await root.contract.startTask("the first task")).task;
+    assert.equal(first.task_id, "T_20261130_120000_aaaa");
+    await root.contract.enableWrites({ reason: "first task's lease", granted_by: "host" });
+    const second = (await root.contract.startTask("the second task")).task;
+    assert.equal(second.task_id, "T_20261130_120000_bbbb", "the taken id was not reused");
+    const kept = await root.state.loadTask(first.task_id);
+    assert.equal(kept?.description, "the first task", "the first task was not overwritten");
+    assert.equal((await root.contract.status()).task?.task_id, second.task_id);
+    assert.equal((await root.state.list()).length, 2);
+  } finally {
+    await root.close();
+    removeDir(dir);
+  }
+});
