@@ -689,6 +689,17 @@ export class TaskContract {
   }
 
   /** Completes the task: the outcome record and the completed state commit together. */
+  /**
+   * Whether `finish` would be refused on the task's own merits (who asks, its status), checked
+   * before anything else is done for it (a host's `cancel_runs`): throws the error `finish` would.
+   */
+  async checkFinishable(by: Actor = "host", taskId?: string): Promise<void> {
+    const live = taskId === undefined ? await this.#mustLoad(this.#d.state) : await this.#d.state.loadTask(taskId);
+    if (!live) throw new NotFoundError("task", taskId ?? "", "; task.list shows the tasks of this root");
+    refuseSelfVerification(live, by, "task.finish");
+    assertTransition(live.status, "completed");
+  }
+
   finish(summary = "", by: Actor = "host", taskId?: string): Promise<{ task: TaskState; memory_id: string }> {
     return this.#d.state.transact(async (tx) => {
       const { live, current } = await this.#target(tx, taskId);

@@ -97,6 +97,8 @@ export const taskMethods = [
         });
       }
       if (p.cancel_runs) {
+        // a finish that would be refused anyway (paused, blocked, the agent verifying itself) cancels nothing
+        await root.contract.checkFinishable(caller.side, p.task_id);
         const task = (await root.contract.status(p.task_id)).task;
         if (task) {
           for (const run of await root.runs.listRuns(task.task_id)) {
