@@ -92,6 +92,9 @@ export async function decideTool(input: unknown, c: ToolContext): Promise<ToolDe
   const args = ti as Record<string, unknown>;
   if (sizeOf(args) > MAX_SCAN_CHARS) return deny(`the input of ${tool} is too large to check`);
   if (args.dangerouslyDisableSandbox === true) return deny("commands may not leave the sandbox: the sandbox is what keeps longrun's files out of reach");
+  // a call that names no path works in the working directory: inside longrun's files, nothing is checked-safe
+  const inside = checkPath(c.env.cwd, "read", c, tool);
+  if (inside) return deny(`the working directory ${c.env.cwd} is inside longrun's files; work from the project directory`);
 
   if (tool === "Bash") return bashDecision(args, c);
   const target = WRITE_TOOLS[tool];
@@ -150,7 +153,12 @@ export function rootRelative(path: string, c: ToolContext): string {
   return rel;
 }
 
+/** Read tools whose path field is required: without it the call is malformed, and malformed is refused. */
+const REQUIRED_PATH: Readonly<Record<string, string>> = { Read: "file_path", NotebookRead: "notebook_path" };
+
 function readDecision(tool: string, args: Record<string, unknown>, fields: readonly string[], c: ToolContext): ToolDecision {
+  const required = REQUIRED_PATH[tool];
+  if (required !== undefined && args[required] === undefined) return deny(`${tool} has no ${required}, so the call cannot be checked`);
   for (const f of fields) {
     const v = args[f];
     if (v === undefined) continue;

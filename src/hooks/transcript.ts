@@ -3,16 +3,19 @@
  * calls the entry format internal, so this reads defensively: the newest `assistant` entry whose
  * message has text, from the last 256 KiB of the file only; anything unreadable gives null.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 const TAIL_BYTES = 256 * 1024;
 
 export function lastAssistantText(path: string): string | null {
   let text: string;
   try {
-    const fd = openSync(path, "r");
+    // never block: a FIFO (or a device) as the transcript would hold the hook past its deadline
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      const size = fstatSync(fd).size;
+      const st = fstatSync(fd);
+      if (!st.isFile()) return null;
+      const size = st.size;
       const start = Math.max(0, size - TAIL_BYTES);
       const buf = Buffer.alloc(size - start);
       readSync(fd, buf, 0, buf.length, start);

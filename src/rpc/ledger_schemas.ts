@@ -104,7 +104,11 @@ export const L = {
     epoch: v.optional(epoch),
     note: v.optional(shortText(0)),
     attachments: v.optional(
-      v.pipe(v.array(v.strictObject({ name, content: v.optional(content), error: v.optional(shortText()) })), v.maxLength(LIMITS.list_items)),
+      v.pipe(
+        v.array(v.strictObject({ name, content: v.optional(content), error: v.optional(shortText()) })),
+        v.maxLength(LIMITS.list_items),
+        v.check((list) => new Set(list.map((a) => a.name)).size === list.length, "attachment names must differ: each name once per version"),
+      ),
     ),
   }),
   artifactGet: params({ name, version: v.optional(version), attachment: v.optional(name) }),
