@@ -24,4 +24,17 @@ describe("keyword extraction for the search before a task", () => {
     assert.equal(normalizeKeywords(["  "]), null);
     assert.equal(normalizeKeywords(undefined), null);
   });
+  test("common English function words from the whole stop list are dropped", () => {
+    assert.deepEqual(extractKeywords("the boy would come here again, should they need payment retries"), ["payment", "retries"]);
+  });
+  test("a CJK run separates the Latin words around it", () => {
+    assert.deepEqual(extractKeywords("timeout接口adapter"), ["接口", "timeout", "adapter"]);
+  });
+  test("a CJK run of one or two characters is kept whole", () => {
+    assert.deepEqual(extractKeywords("修 bug"), ["修", "bug"]);
+    assert.deepEqual(extractKeywords("接口"), ["接口"]);
+  });
+  test("a word with a digit is kept however short", () => {
+    assert.deepEqual(extractKeywords("step 2 of v3"), ["step", "2", "v3"]);
+  });
 });

@@ -51,4 +51,73 @@ describe("lease scope patterns", () => {
     // 2,000-character action against backtracking-prone patterns finish at all
     assert.ok(Date.now() - started < 60_000);
   });
+
+  const match = (pattern: string, s: string) => globMatch(compileGlob(pattern), s);
+
+  test("no wildcard matches any kind of white space", () => {
+    for (const ws of [" ", "\t", "\n", "\r", "\f", "\v"]) {
+      const s = `a${ws}b`;
+      assert.equal(match("*", s), false, JSON.stringify(s));
+      assert.equal(match("a?b", s), false, JSON.stringify(s));
+      assert.equal(match("**", s), false, JSON.stringify(s));
+      assert.equal(match("**/b", `a${ws}/b`), false, JSON.stringify(s));
+      assert.equal(match("x/**/b", `x/a${ws}/b`), false, JSON.stringify(s));
+    }
+  });
+
+  test("a question mark is exactly one character, never none or two", () => {
+    assert.equal(match("a?c", "ac"), false);
+    assert.equal(match("a?c", "abbc"), false);
+    assert.equal(match("??", "ab"), true);
+  });
+
+  test("patterns may begin with a star, and every star of a pattern counts", () => {
+    assert.equal(match("*.md", "notes.md"), true);
+    assert.equal(match("*.md", "a/notes.md"), false);
+    assert.equal(match("a*b*", "axbyz"), true);
+    assert.equal(match("a*b*", "axby/z"), false);
+    assert.equal(match("a**b**", "axbyy/z"), true);
+    assert.equal(match("x**/y/**/z", "xy/a/z"), true);
+    assert.equal(match("x**/y/**/z", "xy/z"), true);
+  });
+
+  test("a double star not followed by a slash crosses segments; followed by one it covers whole segments only", () => {
+    assert.equal(match("src/**", "src/a/b/c.ts"), true);
+    assert.equal(match("src/**x.ts", "src/a/bx.ts"), true);
+    assert.equal(match("**/x.ts", "ax.ts"), false);
+    assert.equal(match("src/**/x.ts", "src/ax.ts"), false);
+    assert.equal(match("src/**/x.ts", "src/a/x.ts"), true);
+    assert.equal(match("docs/**/", "docs/a/b/"), true);
+    assert.equal(match("docs/**/", "docs/"), true);
+    assert.equal(match("docs/**/", "docs/a"), false);
+  });
+
+  test("a double star with its slash only continues what the pattern before it matched", () => {
+    assert.equal(match("a/**/b", "c/d/b"), false);
+    assert.equal(match("a/**/b", "c/b"), false);
+    assert.equal(match("a/**/b", "a/ x/b"), false);
+    assert.equal(match("a/**/b", "a/c/d/b"), true);
+  });
+
+  test("an empty pattern matches only the empty string", () => {
+    assert.equal(match("", ""), true);
+    assert.equal(match("", "a"), false);
+  });
+
+  test("with several patterns, a target needs to match only one of them", () => {
+    assert.equal(actionInScope("edit docs/a.md", ["src/**", "docs/**"]), true);
+    assert.equal(actionInScope("edit docs/a.md src/b.ts", ["src/**", "docs/**"]), true);
+    assert.equal(actionInScope("edit lib/a.md", ["src/**", "docs/**"]), false);
+  });
+
+  test("white space around and between the words of an action does not change the verdict", () => {
+    assert.equal(actionInScope("  deploy staging \n", ["deploy staging"]), true);
+    assert.equal(actionInScope("edit   src/a.ts\tsrc/b.ts ", ["src/**"]), true);
+    assert.equal(actionInScope("  edit  src/a.ts  /etc/passwd ", ["src/**"]), false);
+  });
+
+  test("a verb alone is not covered by a path pattern", () => {
+    assert.equal(actionInScope("edit", ["src/**"]), false);
+    assert.equal(actionInScope("  ", ["src/**"]), false);
+  });
 });
