@@ -56,6 +56,11 @@ export class RootRegistry {
     return this.#defaultRoot;
   }
 
+  /** How many roots are open or opening now (for metrics). */
+  get openCount(): number {
+    return this.#open.size;
+  }
+
   /** The real path a request's root resolves to, checked against the allow-list; nothing is opened. */
   resolve(named: string | undefined): string {
     const dir = named ?? this.#defaultRoot;

@@ -1,74 +1,104 @@
 /**
- * `longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]… [--expose]`:
- * the HTTP API. Binds loopback unless told otherwise (a non-loopback address also needs --expose).
- * Prints one JSON line on stdout with the URL and the token file; logs go to stderr.
+ * `longrun http`: the HTTP API, configured by flags or environment (src/cli/http_config.ts). Binds
+ * loopback unless told otherwise (a non-loopback address also needs --expose). Prints one JSON
+ * line on stdout with the URL and the token file; logs (requests, errors, start and stop) go to
+ * stderr as text or JSON lines. SIGTERM or SIGINT: stops listening, lets calls in flight finish,
+ * closes the roots, removes the token file, exit 0.
  */
 import { createHttpApp } from "../http/app.ts";
-import { tokenFilePath, tokensFrom, writeTokenFile } from "../http/tokens.ts";
+import { Logger, oneLine } from "../http/log.ts";
+import { Metrics } from "../http/metrics.ts";
+import { readiness } from "../http/ready.ts";
+import { removeTokenFile, TOKEN_ENV, tokenFilePath, writeTokenFile } from "../http/tokens.ts";
 import { Dispatcher } from "../rpc/dispatcher.ts";
+import { toErrorObject } from "../rpc/errors.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../roots.ts";
 import { rootPaths } from "../root.ts";
-import { rootAtStart } from "./root_arg.ts";
-import { serveHttp } from "../runtime/index.ts";
+import { type HttpListener, serveHttp } from "../runtime/index.ts";
+import { type HttpConfig, LOOPBACK } from "./http_config.ts";
 
 /** Leases granted over HTTP without a ttl_seconds end after this long (or with the turn, if sooner). */
 export const HTTP_DEFAULT_LEASE_TTL_SECONDS = 600;
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
-
-export interface HttpCommandOptions {
-  root: string | null;
-  host: string;
-  port: number;
-  allowRoots: string[];
-  expose: boolean;
-  /** Extra `Host` header values to answer to (a container's service name, say); `:port` added when missing. */
-  allowedHosts: string[];
-  /** At most this many roots open at once (least recently used idle ones closed first). */
-  maxRoots?: number;
-}
-
-export async function runHttp(o: HttpCommandOptions): Promise<number> {
-  if (!LOOPBACK.has(o.host) && !o.expose) {
-    process.stderr.write(`longrun: refusing to listen on ${o.host}: it is not loopback; add --expose if you really mean it (tokens stay required)\n`);
-    return 2;
-  }
-  if (!LOOPBACK.has(o.host) && o.allowedHosts.length === 0 && (o.host === "0.0.0.0" || o.host === "::")) {
-    process.stderr.write(`longrun: listening on ${o.host} needs --allowed-host NAME for each name clients use to reach it (requests with any other Host header are refused)\n`);
-    return 2;
-  }
-  const root = rootAtStart(o.root);
-  if (root === null) return 2;
-  const roots = new RootRegistry({ defaultRoot: root, allow: [root, ...o.allowRoots], maxOpen: o.maxRoots });
-  await roots.get(); // lays out the default root (its .longrun/ holds the token file)
-  const dispatcher = new Dispatcher({ methods: allMethods(), roots });
+export async function runHttp(o: HttpConfig): Promise<number> {
+  const log = new Logger(o.logFormat);
+  const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
+  const tokenFile = tokenFilePath(rootPaths(o.root).longrun);
+  let signal: string | null = null;
   const stopped = new Promise<void>((resolve) => {
-    process.on("SIGTERM", resolve);
-    process.on("SIGINT", resolve);
+    for (const s of ["SIGTERM", "SIGINT"] as const) process.on(s, () => ((signal ??= s), resolve()));
   });
-  const { tokens, fromEnv } = tokensFrom(process.env);
+  // a crash after start: one log line (no stack), the token file removed, exit 1
+  const crash = (e: unknown) => {
+    log.event("error", "crash", { message: oneLine(e) });
+    removeTokenFile(tokenFile);
+    log.flush();
+    process.exit(1);
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
+
+  const roots = new RootRegistry({ defaultRoot: o.root, allow: [o.root, ...o.allowRoots], maxOpen: o.maxRoots });
+  try {
+    await roots.get(); // lays out the default root (its .longrun/ holds the token file)
+  } catch (e) {
+    const err = toErrorObject(e);
+    log.event("error", "start_failed", { kind: String(err.data?.kind ?? "internal") }, `cannot open the root ${o.root}: ${oneLine(err.message)}`);
+    await roots.closeAll();
+    return 1;
+  }
+  const dispatcher = new Dispatcher({ methods: allMethods(), roots });
+  const metrics = new Metrics();
+
   // The served Host values depend on the port actually bound, so the app is made once it is known.
   let fetch: (req: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
-  const listener = await serveHttp((req) => fetch(req), o.host, o.port);
-  const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
+  let listener: HttpListener;
+  try {
+    listener = await serveHttp((req) => fetch(req), o.host, o.port);
+  } catch (e) {
+    log.event("error", "start_failed", { kind: "listen" }, `cannot listen on ${hostPart}:${o.port}: ${oneLine(e).replace(/^Error: /, "")}`);
+    await roots.closeAll();
+    return 2;
+  }
   const everywhere = o.host === "0.0.0.0" || o.host === "::";
   const hosts = [
     `${hostPart}:${listener.port}`,
     ...(LOOPBACK.has(o.host) || everywhere ? [`localhost:${listener.port}`, `127.0.0.1:${listener.port}`] : []),
-    ...o.allowedHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`)),
+    // a name given without a port: with the bound port, and alone (a client on port 80 in front, a Kubernetes Service, sends no port)
+    ...o.allowedHosts.flatMap((h) => (/:\d+$/.test(h) ? [h] : [h, `${h}:${listener.port}`])),
   ];
-  const app = createHttpApp({ dispatcher, tokens, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS });
+  const ready = readiness(roots, {
+    onChange: (ok, why) => (ok ? log.event("info", "ready") : log.event("error", "not_ready", { kind: why?.kind, message: why ? oneLine(why.message) : undefined })),
+  });
+  const app = createHttpApp({ dispatcher, tokens: o.tokens, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS, log, metrics, ready });
   fetch = (req) => app.fetch(req);
   const url = `http://${hostPart}:${listener.port}`;
-  const tokenFile = tokenFilePath(rootPaths(root).longrun);
-  writeTokenFile(tokenFile, { url, tokens, fromEnv });
-  process.stdout.write(JSON.stringify({ url, token_file: tokenFile }) + "\n");
-  process.stderr.write(`longrun: HTTP API on ${url} (root ${root}); tokens in ${tokenFile}\n`);
+  try {
+    writeTokenFile(tokenFile, { url, tokens: o.tokens, fromEnv: o.tokensFromEnv });
+  } catch (e) {
+    log.event("error", "start_failed", { kind: "token_file" }, `cannot write ${tokenFile}: ${oneLine(e)}`);
+    await listener.stop();
+    await roots.closeAll();
+    return 1;
+  }
+  const tokens = o.tokensFromEnv ? "environment" : "file";
+  process.stdout.write(JSON.stringify({ url, token_file: tokenFile, tokens }) + "\n");
+  log.event(
+    "info",
+    "start",
+    { url, root: o.root, token_file: tokenFile, tokens, log_format: o.logFormat },
+    `HTTP API on ${url} (root ${o.root}); ` +
+      (o.tokensFromEnv ? `tokens from ${TOKEN_ENV.host} and ${TOKEN_ENV.agent} (not written to ${tokenFile})` : `tokens in ${tokenFile}`),
+  );
 
   await stopped;
+  log.event("info", "stopping", { signal }, `${signal}: stopping (calls in flight finish first)`);
   await listener.stop();
   await dispatcher.drained();
   await roots.closeAll();
+  removeTokenFile(tokenFile);
+  log.event("info", "stopped", {}, "stopped");
+  await new Promise<void>((resolve) => process.stderr.write("", () => resolve()));
   return 0;
 }

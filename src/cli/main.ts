@@ -12,9 +12,12 @@ Usage:
   longrun serve [--root DIR] [--max-roots N]
                                     JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host);
                                     at most N roots open at once (default 64, env LONGRUN_MAX_ROOTS)
-  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...] [--max-roots N]
-                                    HTTP API: POST /rpc, GET /health, GET /v1/status, MCP at /mcp;
-                                    host and agent bearer tokens in DIR/.longrun/http.json
+  longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...]
+               [--max-roots N] [--log-format text|json]
+                                    HTTP API: POST /rpc, GET /v1/status, MCP at /mcp, GET /metrics (host token),
+                                    GET /health and GET /ready (no token); host and agent bearer tokens in
+                                    DIR/.longrun/http.json, or LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN;
+                                    every flag has a LONGRUN_* variable (README: Configuration (environment))
   longrun mcp [--root DIR]          MCP server over stdio: agent-side tools only
   longrun hook claude <Event> [--root DIR]
                                     Claude Code hook (UserPromptSubmit, PreToolUse, SessionStart, Stop, PreCompact)
@@ -60,6 +63,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       force: { type: "boolean" },
       "accept-memory": { type: "boolean" },
       "max-roots": { type: "string" },
+      "log-format": { type: "string" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -67,7 +71,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
 }
 
 function usage(message: string): number {
-  process.stderr.write(`longrun: ${message}; see longrun --help\n`);
+  process.stderr.write(`longrun: ${message.replace(/\s*\n\s*/g, " ")}; see longrun --help\n`);
   return 2;
 }
 
@@ -78,7 +82,8 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "--version" || command === "-v" || command === "version") {
-    process.stdout.write(`longrun ${VERSION}\n`);
+    const { target, commit } = (await import("../version.ts")).buildInfo();
+    process.stdout.write(`longrun ${VERSION} (${target}, commit ${commit})\n`);
     return 0;
   }
   if (command === "hook") {
@@ -104,16 +109,16 @@ export async function main(argv: string[]): Promise<number> {
     case "mcp":
       return (await import("./mcp.ts")).runMcp({ root });
     case "http": {
-      const port = values.port === undefined ? 0 : Number(values.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be 0-65535, got ${JSON.stringify(values.port)}`);
-      return (await import("./http.ts")).runHttp({ maxRoots,
-        root,
-        host: typeof values.host === "string" ? values.host : "127.0.0.1",
-        port,
-        allowRoots: (values["allow-root"] as string[] | undefined) ?? [],
-        expose: values.expose === true,
-        allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
-      });
+      // flags, else LONGRUN_* variables (src/cli/http_config.ts); a bad value is one line and exit 2
+      const { ConfigError, httpConfig } = await import("./http_config.ts");
+      let config;
+      try {
+        config = httpConfig(values as import("./http_config.ts").HttpFlags, process.env, maxRoots);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        return usage(e.message);
+      }
+      return (await import("./http.ts")).runHttp(config);
     }
     case "demo":
       return (await import("./demo.ts")).runDemo(undefined, values.keep === true);

@@ -1,8 +1,11 @@
 /**
- * The HTTP API, a Hono app: `POST /rpc` (the same dispatcher and schemas as stdio), `GET /health`,
- * `GET /v1/status`, and MCP over Streamable HTTP at `/mcp`. Before any routing it refuses a
- * `Host` that is not the served host and a foreign `Origin` (DNS rebinding); bodies over the limit
- * get 413 before any work; every route but /health needs a bearer token, which decides the side.
+ * The HTTP API, a Hono app: `POST /rpc` (the same dispatcher and schemas as stdio), `GET /v1/status`,
+ * MCP over Streamable HTTP at `/mcp`, `GET /metrics` (host token), and the probes `GET /health`
+ * (liveness) and `GET /ready` (the default root answers a read). Before any other routing it refuses
+ * a `Host` that is not the served host and a foreign `Origin` (DNS rebinding); bodies over the limit
+ * get 413 before any work; every route but the probes needs a bearer token, which decides the side.
+ * The probes answer `{"ok": …}` and nothing else, to anyone: a Kubernetes probe sends the pod's IP
+ * as `Host` and no token.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Context, Hono } from "hono";
@@ -10,27 +13,65 @@ import { bodyLimit } from "hono/body-limit";
 import { LIMITS } from "../core/limits.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { Dispatcher, errorResponse } from "../rpc/dispatcher.ts";
-import { httpStatusOf, toErrorObject } from "../rpc/errors.ts";
+import { type ErrorObject, httpStatusOf, toErrorObject } from "../rpc/errors.ts";
 import type { Caller, Side } from "../rpc/method.ts";
-import { VERSION } from "../version.ts";
+import { type Logger, logPath, oneLine, rootHash } from "./log.ts";
+import { Metrics } from "./metrics.ts";
+import { readiness } from "./ready.ts";
 import { sideChecker, type Tokens } from "./tokens.ts";
 
 export interface HttpAppOptions {
   dispatcher: Dispatcher;
   tokens: Tokens;
-  /** `Host` header values this server answers to, e.g. `127.0.0.1:8080`, `localhost:8080`. */
+  /** `Host` header values this server answers to, compared whole, e.g. `127.0.0.1:8080`, `localhost:8080`, `longrun`. */
   hosts: string[];
   /** Lease time to live applied to grants made over HTTP without one (hosts may not see turn boundaries). */
   defaultLeaseTtlSeconds?: number;
   bodyLimitBytes?: number;
+  /** Request and error lines (none when absent). */
+  log?: Logger;
+  /** Counters and histograms for `/metrics` (a new set when absent). */
+  metrics?: Metrics;
+  /** Readiness for `/ready` (default: the dispatcher's default root opens and answers a trivial read). */
+  ready?: () => Promise<boolean>;
 }
 
-type Env = { Variables: { side: Side } };
+/** What one HTTP request did, for its log line and metrics. */
+interface Trace {
+  side?: Side;
+  /** The first JSON-RPC call's method (a name the server knows, or `(unknown)` / `(none)`). */
+  rpc?: string;
+  calls: number;
+  /** The first error kind, or a refusal's kind. */
+  outcome?: string;
+  /** The hashed root the calls touched; null when they touched several. */
+  root?: string | null;
+}
 
-function problem(c: Context, status: number, kind: string, title: string, detail: string, extra: Record<string, unknown> = {}) {
+type Env = { Bindings: { trace?: Trace }; Variables: { side: Side } };
+
+/** Route names for metrics labels; any other path is `other`. */
+const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp"]);
+/** Error kinds that are the server's trouble, not the caller's: each is also an error log line. */
+const SERVER_FAULTS = new Set(["internal", "storage_error", "state_corrupt", "memory_corrupt", "checkpoint_write_error"]);
+const GATE_REASONS = new Set(["read_only", "stale_lease", "out_of_scope", "expired", "uses_exhausted", "not_in_progress"]);
+const NO_STORE = { "cache-control": "no-store" };
+const JSON_TYPE = { "content-type": "application/json" };
+
+function problem(c: Context<Env>, status: number, kind: string, title: string, detail: string, extra: Record<string, unknown> = {}) {
+  const trace = c.env?.trace;
+  if (trace) trace.outcome ??= kind;
   return c.body(JSON.stringify({ type: `https://longrun.dev/errors/${kind}`, title, status, detail, kind, ...extra }), status as 400, {
     "content-type": "application/problem+json",
   });
+}
+
+/** The path of a request URL, without the query (Bun gives a bare path when the Host header is empty). */
+function pathOf(url: string): string {
+  const at = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (at < 0) return "/";
+  const q = url.indexOf("?", at);
+  return q < 0 ? url.slice(at) : url.slice(at, q);
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono<Env> {
@@ -39,20 +80,56 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   const origins = new Set(options.hosts.map((h) => `http://${h.toLowerCase()}`));
   const limit = options.bodyLimitBytes ?? LIMITS.body_bytes;
   const sideOf = sideChecker(options.tokens);
-  const caller = (side: Side, via = "http"): Caller => ({
+  const log = options.log;
+  const metrics = options.metrics ?? new Metrics();
+  const roots = options.dispatcher.roots;
+  const ready =
+    options.ready ??
+    readiness(roots, {
+      onChange: (ok, why) => (ok ? log?.event("info", "ready", {}) : log?.event("error", "not_ready", { kind: why?.kind, message: why ? oneLine(why.message) : undefined })),
+    });
+  const known = new Set(["system.describe", ...options.dispatcher.methods().map((m) => m.name)]);
+
+  /** The dispatcher tells each call's outcome: into the request's trace, the metrics, and (server faults) the error log. */
+  const note = (trace: Trace, method: string | null, error: ErrorObject | null, ms: number, root: string | undefined) => {
+    const name = method === null ? "(none)" : known.has(method) ? method : "(unknown)";
+    const outcome = error === null ? "ok" : String(error.data?.kind ?? "internal");
+    metrics.rpc(name, outcome, ms / 1000);
+    if (name === "writes.require") {
+      const reason = error === null ? "lease" : outcome === "write_gate_violation" && GATE_REASONS.has(String(error.data?.reason)) ? String(error.data!.reason) : outcome;
+      metrics.gate("write", error === null ? "allowed" : "refused", reason);
+    }
+    if (++trace.calls === 1) trace.rpc = name;
+    if (error !== null) trace.outcome ??= outcome;
+    if (root !== undefined) {
+      const h = rootHash(root);
+      trace.root = trace.root === undefined || trace.root === h ? h : null;
+    }
+    if (error !== null && SERVER_FAULTS.has(outcome)) {
+      log?.event("error", "rpc_error", { rpc: name, kind: outcome, root: root === undefined ? undefined : rootHash(root), message: oneLine(error.message) });
+    }
+  };
+  const caller = (side: Side, via: string, trace: Trace | undefined): Caller => ({
     side,
     via,
     defaultLeaseTtlSeconds: side === "host" ? options.defaultLeaseTtlSeconds : undefined,
+    observe: trace ? (method, error, ms, root) => note(trace, method, error, ms, root) : undefined,
   });
+
+  /** The probes, answered before the Host rule and the tokens (see app.fetch below): ok or not, and nothing else. */
+  const probe = (ok: boolean, head: boolean) =>
+    new Response(head ? null : ok ? '{"ok":true}' : '{"ok":false}', { status: ok ? 200 : 503, headers: { "content-type": "application/json", ...NO_STORE } });
 
   // DNS-rebinding defence, before routing.
   app.use("*", async (c, next) => {
     const host = (c.req.header("host") ?? "").toLowerCase();
     if (!hosts.has(host)) {
+      metrics.gate("http", "refused", "forbidden_host");
       return problem(c, 403, "forbidden_host", "Host not served", `This server answers to ${[...hosts].join(", ")}, not ${JSON.stringify(host)}`);
     }
     const origin = c.req.header("origin");
     if (origin !== undefined && !origins.has(origin.toLowerCase())) {
+      metrics.gate("http", "refused", "forbidden_origin");
       return problem(c, 403, "forbidden_origin", "Cross-origin request refused", `Origin ${JSON.stringify(origin)} may not call this API; no CORS is offered`);
     }
     await next();
@@ -62,39 +139,44 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     "*",
     bodyLimit({
       maxSize: limit,
-      onError: (c) => problem(c, 413, "limit_exceeded", "Body too large", `The request body is over ${limit} bytes; send less or split it`, { field: "body", limit, unit: "bytes" }),
+      onError: (c) => {
+        metrics.gate("http", "refused", "body_too_large");
+        return problem(c, 413, "limit_exceeded", "Body too large", `The request body is over ${limit} bytes; send less or split it`, { field: "body", limit, unit: "bytes" });
+      },
     }),
   );
-
-  app.get("/health", (c) => c.json({ ok: true, name: "longrun", version: VERSION }));
 
   app.use("*", async (c, next) => {
     const side = sideOf(c.req.header("authorization"));
     if (!side) {
+      metrics.gate("http", "refused", "unauthorized");
       const detail = "A valid bearer token is required: Authorization: Bearer <host or agent token> (see .longrun/http.json)";
       if (c.req.path === "/rpc") {
+        if (c.env?.trace) c.env.trace.outcome = "unauthorized";
         const body = errorResponse(null, { code: -32008, message: `Unauthorized: ${detail}`, data: { kind: "unauthorized" } });
         return c.json(body, 401, { "www-authenticate": "Bearer" });
       }
       c.header("www-authenticate", "Bearer");
       return problem(c, 401, "unauthorized", "Unauthorized", detail);
     }
+    metrics.gate("http", "allowed", side);
+    if (c.env?.trace) c.env.trace.side = side;
     c.set("side", side);
     await next();
   });
 
-  const rpc = async (text: string, side: Side): Promise<Response> => {
-    const answer = await options.dispatcher.handleText(text, caller(side));
+  const rpc = async (text: string, side: Side, trace: Trace | undefined): Promise<Response> => {
+    const answer = await options.dispatcher.handleText(text, caller(side, "http", trace));
     if (answer === null) return new Response(null, { status: 204 });
-    return new Response(answer, { status: 200, headers: { "content-type": "application/json" } });
+    return new Response(answer, { status: 200, headers: JSON_TYPE });
   };
-  app.post("/rpc", async (c) => rpc(await c.req.text(), c.get("side")));
+  app.post("/rpc", async (c) => rpc(await c.req.text(), c.get("side"), c.env?.trace));
 
   app.get("/v1/status", async (c) => {
     const root = c.req.query("root");
     const answer = (await options.dispatcher.handleMessage(
       { jsonrpc: "2.0", id: 1, method: "task.status", params: root ? { root } : {} },
-      caller(c.get("side")),
+      caller(c.get("side"), "http", c.env?.trace),
     )) as { result?: unknown; error?: { code: number; message: string; data?: Record<string, unknown> } };
     if (answer.error) {
       const kind = String(answer.error.data?.kind ?? "internal");
@@ -103,11 +185,20 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     return c.json(answer.result as Record<string, unknown>);
   });
 
+  app.get("/metrics", (c) => {
+    if (c.get("side") !== "host") {
+      metrics.gate("http", "refused", "wrong_side");
+      return problem(c, 403, "unauthorized", "Metrics are the host's", "Use the host token for /metrics");
+    }
+    return c.body(metrics.render({ openRoots: roots.openCount }), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", ...NO_STORE });
+  });
+
   app.all("/mcp", async (c) => {
     if (c.get("side") !== "agent") {
+      metrics.gate("http", "refused", "wrong_side");
       return problem(c, 403, "unauthorized", "MCP is the agent side", "Use the agent token for /mcp; the host token is for /rpc");
     }
-    const server = createMcpServer({ dispatcher: options.dispatcher, caller: caller("agent", "mcp-http") });
+    const server = createMcpServer({ dispatcher: options.dispatcher, caller: caller("agent", "mcp-http", c.env?.trace) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -117,32 +208,98 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     }
   });
 
-  const problem500 = (e: unknown) =>
-    new Response(JSON.stringify({ type: "https://longrun.dev/errors/internal", title: "Internal error", status: 500, detail: toErrorObject(e).message, kind: "internal" }), {
+  const problem500 = (e: unknown, trace: Trace | undefined) => {
+    const message = toErrorObject(e).message;
+    log?.event("error", "http_error", { message: oneLine(message) });
+    if (trace) trace.outcome ??= "internal";
+    return new Response(JSON.stringify({ type: "https://longrun.dev/errors/internal", title: "Internal error", status: 500, detail: message, kind: "internal" }), {
       status: 500,
       headers: { "content-type": "application/problem+json" },
     });
-  app.onError((e) => problem500(e));
+  };
+  app.onError((e, c) => problem500(e, c.env?.trace));
+
+  app.notFound((c) =>
+    problem(c, 404, "not_found", "No such route", `${c.req.method} ${c.req.path} does not exist; routes: POST /rpc, GET /v1/status, /mcp, GET /metrics, GET /health, GET /ready`),
+  );
+
+  /** Every request ends here: its metrics and its log line. */
+  const finish = (res: Response, method: string, path: string, trace: Trace, t0: number): Response => {
+    const at = performance.now();
+    const ms = at - t0;
+    const route = ROUTES.has(path) ? path : "other";
+    metrics.http(route, res.status, ms / 1000);
+    log?.request({
+      method,
+      path: route === "other" ? logPath(path) : path,
+      rpc: trace.calls === 1 ? trace.rpc : trace.calls > 1 ? "batch" : undefined,
+      calls: trace.calls > 1 ? trace.calls : undefined,
+      side: trace.side,
+      status: res.status,
+      outcome: trace.outcome ?? (res.status < 400 ? "ok" : `http_${res.status}`),
+      ms,
+      at,
+      root: trace.root ?? undefined,
+    });
+    return res;
+  };
+
+  /** The hot route's work in one async function (each extra promise in a chain costs on every call). */
+  const fast = async (req: Request, side: Side, trace: Trace, t0: number): Promise<Response> => {
+    let res: Response;
+    try {
+      const answer = await options.dispatcher.handleText(await req.text(), caller(side, "http", trace));
+      res = answer === null ? new Response(null, { status: 204 }) : new Response(answer, { status: 200, headers: JSON_TYPE });
+    } catch (e) {
+      res = problem500(e, trace);
+    }
+    return finish(res, "POST", "/rpc", trace, t0);
+  };
 
   // The one hot route without the middleware chain: a POST /rpc that passes every check above
   // (served Host, no foreign Origin, a declared length within the limit, a valid token) is answered
-  // here; anything else goes through the app, which makes the refusal.
+  // here; so are the probes (before the Host rule: a Kubernetes probe sends the pod's IP, or no
+  // usable Host at all); anything else goes through the app, which makes the refusal.
   const viaApp = app.fetch;
-  app.fetch = (req, ...rest) => {
-    if (req.method !== "POST") return viaApp(req, ...rest);
+  app.fetch = (req, _env, ctx) => {
+    const t0 = performance.now();
+    const trace: Trace = { calls: 0 };
     const url = req.url;
-    const pathAt = url.indexOf("/", url.indexOf("//") + 2);
-    if (pathAt < 0 || url.length - pathAt !== 4 || !url.endsWith("/rpc")) return viaApp(req, ...rest);
-    const h = req.headers;
-    const origin = h.get("origin");
-    const length = h.get("content-length");
-    if (!hosts.has((h.get("host") ?? "").toLowerCase()) || (origin !== null && !origins.has(origin.toLowerCase()))) return viaApp(req, ...rest);
-    if (length === null || h.has("transfer-encoding") || !/^\d{1,10}$/.test(length) || Number(length) > limit) return viaApp(req, ...rest);
-    const side = sideOf(h.get("authorization") ?? undefined);
-    if (!side) return viaApp(req, ...rest);
-    return req.text().then((text) => rpc(text, side)).catch((e) => problem500(e));
+    if (req.method === "POST") {
+      const pathAt = url.indexOf("/", url.indexOf("//") + 2);
+      if (pathAt >= 0 && url.length - pathAt === 4 && url.endsWith("/rpc")) {
+        const h = req.headers;
+        const origin = h.get("origin");
+        const length = h.get("content-length");
+        const side =
+          hosts.has((h.get("host") ?? "").toLowerCase()) &&
+          (origin === null || origins.has(origin.toLowerCase())) &&
+          length !== null &&
+          !h.has("transfer-encoding") &&
+          /^\d{1,10}$/.test(length) &&
+          Number(length) <= limit
+            ? sideOf(h.get("authorization"))
+            : null;
+        if (side) {
+          metrics.gate("http", "allowed", side);
+          trace.side = side;
+          return fast(req, side, trace, t0);
+        }
+      }
+    }
+    const path = pathOf(url);
+    if ((path === "/health" || path === "/ready") && (req.method === "GET" || req.method === "HEAD")) {
+      const head = req.method === "HEAD";
+      if (path === "/health") return finish(probe(true, head), req.method, path, trace, t0);
+      return ready().then((ok) => {
+        metrics.ready(ok);
+        if (!ok) trace.outcome = "not_ready";
+        return finish(probe(ok, head), req.method, path, trace, t0);
+      });
+    }
+    const res = viaApp(req, { trace }, ctx);
+    return res instanceof Promise ? res.then((r) => finish(r, req.method, path, trace, t0)) : finish(res, req.method, path, trace, t0);
   };
 
-  app.notFound((c) => problem(c, 404, "not_found", "No such route", `${c.req.method} ${c.req.path} does not exist; routes: POST /rpc, GET /health, GET /v1/status, /mcp`));
   return app;
 }

@@ -1,9 +1,11 @@
 /**
  * Bearer tokens for the HTTP API: one for the host side, one for the agent side. Random per
- * start (or given by environment for containers), written to a 0600 file under the root's
- * `.longrun/`, compared in constant time over SHA-256 digests (so lengths leak nothing either).
+ * start and written to a 0600 file under the root's `.longrun/`, or given by environment for
+ * containers (then not written anywhere); compared in constant time over SHA-256 digests (so
+ * lengths leak nothing either).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Side } from "../rpc/method.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
@@ -15,21 +17,43 @@ export interface Tokens {
 
 export const TOKEN_ENV = { host: "LONGRUN_HOST_TOKEN", agent: "LONGRUN_AGENT_TOKEN" } as const;
 
+/** What a token given by environment must be: RFC 6750's b64token (what fits a Bearer header as is). */
+export const TOKEN_RULES = {
+  min: 16,
+  max: 1024,
+  pattern: /^[A-Za-z0-9\-._~+/]+=*$/,
+  text: "16 to 1024 characters of A-Z a-z 0-9 - . _ ~ + / (= only at the end)",
+} as const;
+
+/** A token given by environment that breaks the rules; the message names the variable, never the value. */
+export class TokenEnvError extends Error {
+  override name = "TokenEnvError";
+}
+
 export function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** Tokens from the environment when both are set (at least 16 characters each), else new random ones. */
+/**
+ * Tokens from the environment when set (both, see TOKEN_RULES), else new random ones. An empty
+ * variable counts as unset. Throws TokenEnvError, naming the variable, when the rules are broken.
+ */
 export function tokensFrom(env: Record<string, string | undefined>): { tokens: Tokens; fromEnv: boolean } {
-  const host = env[TOKEN_ENV.host];
-  const agent = env[TOKEN_ENV.agent];
-  if (host !== undefined || agent !== undefined) {
-    if (!host || !agent || host.length < 16 || agent.length < 16 || host === agent) {
-      throw new Error(`${TOKEN_ENV.host} and ${TOKEN_ENV.agent} must both be set, differ, and be at least 16 characters`);
-    }
-    return { tokens: { host, agent }, fromEnv: true };
+  const host = env[TOKEN_ENV.host] || undefined;
+  const agent = env[TOKEN_ENV.agent] || undefined;
+  if (host === undefined && agent === undefined) return { tokens: { host: newToken(), agent: newToken() }, fromEnv: false };
+  const refuse = (problem: string) =>
+    new TokenEnvError(`${TOKEN_ENV.host} and ${TOKEN_ENV.agent} must both be set, differ, and each be ${TOKEN_RULES.text}: ${problem}`);
+  if (host === undefined || agent === undefined) {
+    const [set, missing] = host === undefined ? [TOKEN_ENV.agent, TOKEN_ENV.host] : [TOKEN_ENV.host, TOKEN_ENV.agent];
+    throw refuse(`${set} is set but ${missing} is not (set neither for random tokens written to .longrun/http.json)`);
   }
-  return { tokens: { host: newToken(), agent: newToken() }, fromEnv: false };
+  for (const [name, value] of [[TOKEN_ENV.host, host], [TOKEN_ENV.agent, agent]] as const) {
+    if (value.length < TOKEN_RULES.min || value.length > TOKEN_RULES.max) throw refuse(`${name} is ${value.length} characters long`);
+    if (!TOKEN_RULES.pattern.test(value)) throw refuse(`${name} has a character outside that set (a space, a quote, a non-ASCII letter, …)`);
+  }
+  if (host === agent) throw refuse("they are the same (the host token grants leases, the agent token must not)");
+  return { tokens: { host, agent }, fromEnv: true };
 }
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -56,13 +80,26 @@ export function tokenFilePath(longrunDir: string): string {
   return join(longrunDir, "http.json");
 }
 
-/** Writes where the server listens and (unless they came from the environment) its tokens, mode 0600. */
+/**
+ * Writes where the server listens and its tokens, mode 0600. Tokens given by environment are not
+ * written: the file names the variables instead (`tokens_from_env`), and clients read them there.
+ */
 export function writeTokenFile(path: string, info: { url: string; tokens: Tokens; fromEnv: boolean }): void {
   const body = {
     url: info.url,
     pid: process.pid,
     started_at: new Date().toISOString(),
-    ...(info.fromEnv ? { tokens_from_env: true } : { host_token: info.tokens.host, agent_token: info.tokens.agent }),
+    ...(info.fromEnv ? { tokens_from_env: true, host_token_env: TOKEN_ENV.host, agent_token_env: TOKEN_ENV.agent } : { host_token: info.tokens.host, agent_token: info.tokens.agent }),
   };
   writeFileAtomic(path, JSON.stringify(body, null, 2) + "\n", { mode: 0o600 });
+}
+
+/** Removes the token file if this process wrote it (another server may have started on the root since). */
+export function removeTokenFile(path: string): void {
+  try {
+    const info = JSON.parse(readFileSync(path, "utf8")) as { pid?: unknown };
+    if (info.pid === process.pid) unlinkSync(path);
+  } catch {
+    // gone already, or not ours to judge
+  }
 }

@@ -21,7 +21,8 @@ type RefWorker = Worker & { ref?: () => void; unref?: () => void };
  */
 export function workerUrl(name = "worker"): string {
   const main = process.argv[1] ?? "";
-  if (main.startsWith("/$bunfs/")) return main.slice(0, main.lastIndexOf("/")) + `/memory/${name}.js`;
+  // (B:/~BUN/root/… on Windows)
+  if (/^(\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/.test(main)) return main.slice(0, Math.max(main.lastIndexOf("/"), main.lastIndexOf("\\"))) + `/memory/${name}.js`;
   return new URL(`./${name}.ts`, import.meta.url).href;
 }
 

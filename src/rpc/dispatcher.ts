@@ -24,6 +24,18 @@ export function errorResponse(id: Id, error: ErrorObject): Response {
   return { jsonrpc: "2.0", id, error };
 }
 
+/** Tells the caller's observer (if any) of a message refused before it named a method. */
+function observed(caller: Caller, error: ErrorObject): ErrorObject {
+  if (caller.observe) {
+    try {
+      caller.observe(null, error, 0, undefined);
+    } catch {
+      // an observer's failure is not the caller's
+    }
+  }
+  return error;
+}
+
 function isId(v: unknown): v is Id {
   // an integer id beyond ±(2^53-1) has already lost digits in JSON.parse: echoing it would answer another id
   return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v)));
@@ -71,18 +83,18 @@ export class Dispatcher {
     const depth = jsonDepth(text, LIMITS.json_depth);
     if (depth > LIMITS.json_depth) {
       const e = new LimitExceededError("json_depth", LIMITS.json_depth, depth, "levels");
-      return JSON.stringify(errorResponse(null, toErrorObject(e)));
+      return JSON.stringify(errorResponse(null, observed(caller, toErrorObject(e))));
     }
     let msg: unknown;
     try {
       msg = JSON.parse(text);
     } catch (e) {
       return JSON.stringify(
-        errorResponse(null, {
+        errorResponse(null, observed(caller, {
           code: PARSE_ERROR,
           message: `Parse error: the message is not valid JSON (${(e as Error).message}); send one JSON object per line`,
           data: { kind: "parse_error" },
-        }),
+        })),
       );
     }
     const out = await this.handleMessage(msg, caller);
@@ -93,14 +105,14 @@ export class Dispatcher {
   async handleMessage(msg: unknown, caller: Caller): Promise<Response | Response[] | null> {
     if (!Array.isArray(msg)) return this.#handleOne(msg, caller);
     if (msg.length === 0) {
-      return errorResponse(null, {
+      return errorResponse(null, observed(caller, {
         code: INVALID_REQUEST,
         message: "Invalid Request: an empty batch; send at least one request",
         data: { kind: "invalid_request" },
-      });
+      }));
     }
     if (msg.length > LIMITS.batch_size) {
-      return errorResponse(null, toErrorObject(new LimitExceededError("batch", LIMITS.batch_size, msg.length, "requests")));
+      return errorResponse(null, observed(caller, toErrorObject(new LimitExceededError("batch", LIMITS.batch_size, msg.length, "requests"))));
     }
     const answers = await Promise.all(msg.map((m) => this.#handleOne(m, caller)));
     const present = answers.filter((a): a is Response => a !== null);
@@ -109,34 +121,47 @@ export class Dispatcher {
 
   async #handleOne(req: unknown, caller: Caller): Promise<Response | null> {
     if (typeof req !== "object" || req === null || Array.isArray(req)) {
-      return errorResponse(null, {
+      return errorResponse(null, observed(caller, {
         code: INVALID_REQUEST,
         message: "Invalid Request: each request must be a JSON object with jsonrpc, method and (for an answer) id",
         data: { kind: "invalid_request" },
-      });
+      }));
     }
     const r = req as Record<string, unknown>;
     const hasId = Object.prototype.hasOwnProperty.call(r, "id");
     const id: Id = hasId && isId(r.id) ? r.id : null;
     if (r.jsonrpc !== "2.0" || typeof r.method !== "string" || (hasId && !isId(r.id)) || ("params" in r && (typeof r.params !== "object" || r.params === null))) {
-      return errorResponse(id, {
+      return errorResponse(id, observed(caller, {
         code: INVALID_REQUEST,
         message: 'Invalid Request: need "jsonrpc": "2.0", a string "method", object "params" and a string, number or null "id" (a numeric id within ±(2^53-1): larger ones lose digits in JSON, send them as strings)',
         data: { kind: "invalid_request" },
-      });
+      }));
     }
+    const observe = caller.observe;
+    // what the observer is told: the time taken and the root touched (only when someone asks)
+    const seen: { root?: string; t0: number } | undefined = observe ? { t0: performance.now() } : undefined;
     this.#inFlight++;
+    let result: unknown;
+    let error: ErrorObject | null = null;
     try {
-      const result = await this.#call(r.method, r.params, caller);
-      return hasId ? { jsonrpc: "2.0", id, result } : null;
+      result = await this.#call(r.method, r.params, caller, seen);
     } catch (e) {
-      return hasId ? errorResponse(id, toErrorObject(e)) : null;
+      error = toErrorObject(e);
     } finally {
       if (--this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
     }
+    if (seen) {
+      try {
+        observe!(r.method, error, performance.now() - seen.t0, seen.root);
+      } catch {
+        // an observer's failure is not the caller's
+      }
+    }
+    if (!hasId) return null;
+    return error ? errorResponse(id, error) : { jsonrpc: "2.0", id, result };
   }
 
-  async #call(name: string, rawParams: unknown, caller: Caller): Promise<unknown> {
+  async #call(name: string, rawParams: unknown, caller: Caller, seen?: { root?: string }): Promise<unknown> {
     if (name === "system.describe") return this.describe(caller);
     const m = this.#methods.get(name);
     if (!m) {
@@ -156,6 +181,7 @@ export class Dispatcher {
     const rootName = typeof params.root === "string" ? params.root : undefined;
     // held until the call is done: a root in use is never closed to make room for another
     const { root, release } = await this.#roots.acquire(rootName);
+    if (seen) seen.root = root.dir;
     const done = <T>(p: Promise<T>): Promise<T> => (p.then(release, release), p);
     // a driver or file-system failure leaves as a kind the caller can act on, naming the database
     const run = () => m.handler({ root, caller }, params).catch((e: unknown) => {

@@ -5,6 +5,7 @@
  */
 import type * as v from "valibot";
 import type { Root } from "../root.ts";
+import type { ErrorObject } from "./errors.ts";
 import type { AnySchema } from "./validate.ts";
 
 /**
@@ -23,6 +24,12 @@ export interface Caller {
    * message boundaries (HTTP, MCP) set it, so a lease cannot outlive a forgotten turn.end.
    */
   defaultLeaseTtlSeconds?: number;
+  /**
+   * Told of every request the dispatcher answers (for logs and metrics): the method (null when
+   * the message was not a request), the error or null, the time it took in milliseconds and the
+   * real path of the root it touched (undefined when none). Must not throw.
+   */
+  observe?: (method: string | null, error: ErrorObject | null, ms: number, root: string | undefined) => void;
 }
 
 export interface CallContext {

@@ -23,7 +23,7 @@ export function selfArgv(): string[] {
     return [process.execPath, "run", "-A", "--no-check", "--quiet", new URL(main).pathname];
   }
   const script = process.argv[1] ?? "";
-  if (key === "bun" && (script.startsWith("/$bunfs/") || script === "" || script === process.execPath)) return [process.execPath];
+  if (key === "bun" && (/^(\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/.test(script) || script === "" || script === process.execPath)) return [process.execPath];
   return [process.execPath, script];
 }
 

@@ -8,6 +8,8 @@
  */
 export function loadOwn<T>(path: string): Promise<T> {
   const self = process.argv[1] ?? "";
-  const url = self.startsWith("/$bunfs/") ? `${self.slice(0, self.lastIndexOf("/"))}/${path}.js` : new URL(`../${path}.ts`, import.meta.url).href;
+  // embedded: /$bunfs/root/… (B:/~BUN/root/… on Windows)
+  const embedded = /^(\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/.test(self);
+  const url = embedded ? `${self.slice(0, Math.max(self.lastIndexOf("/"), self.lastIndexOf("\\")))}/${path}.js` : new URL(`../${path}.ts`, import.meta.url).href;
   return import(url) as Promise<T>;
 }

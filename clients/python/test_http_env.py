@@ -1,0 +1,78 @@
+"""The HTTP client against a server given its tokens by environment (a container): the real binary.
+
+Run from the repository root: `python3 -m unittest discover -s clients/python -v`.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from longrun_client import LongrunError, LongrunHttpClient, Unauthorized  # noqa: E402
+
+BIN = os.path.abspath(os.environ.get("LONGRUN_BIN") or os.path.join(HERE, "..", "..", "dist", "longrun"))
+HOST_TOKEN = "host-token-from-env-0123456789"
+AGENT_TOKEN = "agent-token-from-env-0123456789"
+
+
+class HttpEnvTokensTest(unittest.TestCase):
+    def setUp(self):
+        if not os.access(BIN, os.X_OK):
+            raise RuntimeError("no longrun binary at %s: run ./compile.sh or set LONGRUN_BIN" % BIN)
+        tmp = tempfile.TemporaryDirectory(prefix="longrun-py-env-")
+        self.addCleanup(tmp.cleanup)
+        self.root = os.path.realpath(tmp.name)
+        env = dict(os.environ, LONGRUN_ROOT=self.root, LONGRUN_PORT="0",
+                   LONGRUN_HOST_TOKEN=HOST_TOKEN, LONGRUN_AGENT_TOKEN=AGENT_TOKEN)
+        self.server = subprocess.Popen([BIN, "http"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.addCleanup(self._stop)
+        self.info = json.loads(self.server.stdout.readline())
+
+    def _stop(self):
+        self.server.terminate()
+        self.assertEqual(self.server.wait(timeout=10), 0)
+        self.server.stdout.close()
+        self.assertFalse(os.path.exists(self.info["token_file"]), "http.json is removed on a clean exit")
+
+    def test_the_token_file_holds_no_token_and_from_env_speaks_for_each_side(self):
+        self.assertEqual(self.info["tokens"], "environment")
+        with open(self.info["token_file"], encoding="utf-8") as f:
+            text = f.read()
+        self.assertNotIn(HOST_TOKEN, text)
+        self.assertNotIn(AGENT_TOKEN, text)
+        with mock.patch.dict(os.environ, {"LONGRUN_URL": self.info["url"], "LONGRUN_HOST_TOKEN": HOST_TOKEN,
+                                          "LONGRUN_AGENT_TOKEN": AGENT_TOKEN}):
+            agent = LongrunHttpClient.from_env()  # the agent side by default
+            host = LongrunHttpClient.from_env(side="host")
+        agent.start_task("from the environment")
+        with self.assertRaises(Unauthorized):
+            agent.enable_writes("I approve myself")
+        self.assertEqual(host.enable_writes("the user approved")["lease"]["granted_by"], "host:http")
+        self.assertTrue(agent.require_writable("edit a.py")["ok"])
+
+    def test_from_token_file_reads_the_token_from_the_variable_the_file_names(self):
+        with mock.patch.dict(os.environ, {"LONGRUN_AGENT_TOKEN": AGENT_TOKEN}):
+            agent = LongrunHttpClient.from_token_file(self.info["token_file"], side="agent")
+        self.assertIsNone(agent.status()["task"])
+        with mock.patch.dict(os.environ, {}, clear=True):
+            with self.assertRaises(LongrunError) as e:
+                LongrunHttpClient.from_token_file(self.info["token_file"], side="agent")
+        self.assertEqual(e.exception.kind, "config")
+        self.assertIn("LONGRUN_AGENT_TOKEN", str(e.exception))
+
+    def test_from_env_names_what_is_missing(self):
+        with mock.patch.dict(os.environ, {}, clear=True):
+            with self.assertRaises(LongrunError) as e:
+                LongrunHttpClient.from_env(side="host")
+        self.assertEqual(e.exception.data["variables"], ["LONGRUN_URL", "LONGRUN_HOST_TOKEN"])
+        with self.assertRaises(ValueError):
+            LongrunHttpClient.from_env(side="admin", url=self.info["url"])
+
+
+if __name__ == "__main__":
+    unittest.main()
