@@ -1,5 +1,5 @@
 /** Shared test helpers: temp roots, child processes of the same runtime, polling with a deadline. */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,4 +83,19 @@ export function searchHold(armed = true) {
       Atomics.notify(cell, 0);
     },
   };
+}
+
+/** Whether this process may mount (root with CAP_SYS_ADMIN), probed with a tiny tmpfs: tests of real file-system faults need it. */
+export function canMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir("longrun-mount-probe-");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe], { stdio: "ignore" });
+    execFileSync("umount", [probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    removeDir(probe);
+  }
 }

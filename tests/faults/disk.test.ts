@@ -12,23 +12,9 @@ import { execFileSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { canMount, removeDir, tempDir } from "../helpers.ts";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
-
-function canMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const probe = tempDir("longrun-mount-probe-");
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe], { stdio: "ignore" });
-    execFileSync("umount", [probe], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    removeDir(probe);
-  }
-}
 
 const MOUNT = canMount();
 const skip = MOUNT ? false : "needs root and mount (a tmpfs to fill); CI runs as root";

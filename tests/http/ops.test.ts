@@ -7,11 +7,12 @@
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { REPO, removeDir, run, tempDir, until } from "../helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../protocol/server.ts";
+import { raw } from "./raw.ts";
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -54,31 +55,6 @@ async function start(argv: string[], args: string[], env: Record<string, string>
   };
 }
 
-/** One raw HTTP/1.1 exchange, so the test sets every header (Host included). */
-function raw(port: number, request: string): Promise<{ status: number; body: string; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(port, "127.0.0.1");
-    let data = "";
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      sock.destroy();
-      const head = data.indexOf("\r\n\r\n");
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), body: head >= 0 ? data.slice(head + 4) : "", text: data });
-    };
-    sock.setEncoding("utf8");
-    sock.on("data", (d: string) => {
-      data += d;
-      const head = data.indexOf("\r\n\r\n");
-      const length = Number(/content-length: (\d+)/i.exec(data)?.[1] ?? NaN);
-      if (head >= 0 && Buffer.byteLength(data.slice(head + 4)) >= length) finish();
-    });
-    sock.on("error", (e) => (data ? finish() : done || reject(e)));
-    sock.on("close", finish);
-    sock.write(request);
-  });
-}
 
 const get = (port: number, path: string, host: string, headers = "") => raw(port, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${headers}Connection: close\r\n\r\n`);
 

@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { LIMITS } from "../../src/core/limits.ts";
 import { REPO, removeDir, run, tempDir, until } from "../helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../protocol/server.ts";
+import { raw } from "./raw.ts";
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -35,31 +35,6 @@ async function startHttp(argv: string[], root: string, extra: string[] = [], env
   return { child, url: info.url, port: Number(new URL(info.url).port), tokenFile: info.token_file, exited };
 }
 
-/** One raw HTTP/1.1 exchange, so the test controls every header byte. Resolves once the whole response is in. */
-function raw(port: number, request: string | Uint8Array): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(port, "127.0.0.1");
-    let data = "";
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      sock.destroy();
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), text: data });
-    };
-    sock.setEncoding("utf8");
-    sock.on("data", (d: string) => {
-      data += d;
-      const head = data.indexOf("\r\n\r\n");
-      const length = Number(/content-length: (\d+)/i.exec(data)?.[1] ?? NaN);
-      if (head >= 0 && Buffer.byteLength(data.slice(head + 4)) >= length) finish();
-    });
-    // The server may answer (413) and close before it has read everything we send.
-    sock.on("error", (e) => (data ? finish() : done || reject(e)));
-    sock.on("close", finish);
-    sock.write(request);
-  });
-}
 
 for (const target of TARGETS) {
   describe(`longrun http on 127.0.0.1: ${target.name}`, () => {

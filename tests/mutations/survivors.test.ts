@@ -11,7 +11,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -26,6 +25,7 @@ import { contractWith, type Fixture, hasState, openFixture } from "../contract/s
 import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
 import { BINARY, requireBinary, Server, type Target } from "../protocol/server.ts";
+import { raw } from "../http/raw.ts";
 
 /** The source run by this runtime (reflects `src/` as it is now), and the compiled binary. */
 const SOURCE: Target = { name: "the source (this runtime)", argv: scriptArgv(join(REPO, "src", "main.ts")) };
@@ -71,30 +71,6 @@ async function startHttp(target: Target, root: string, env: Record<string, strin
   };
 }
 
-/** One raw HTTP/1.1 exchange, so the test writes every header byte (Host and Origin included). */
-function raw(port: number, request: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(port, "127.0.0.1");
-    let data = "";
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      sock.destroy();
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), text: data });
-    };
-    sock.setEncoding("utf8");
-    sock.on("data", (d: string) => {
-      data += d;
-      const head = data.indexOf("\r\n\r\n");
-      const length = Number(/content-length: (\d+)/i.exec(data)?.[1] ?? NaN);
-      if (head >= 0 && Buffer.byteLength(data.slice(head + 4)) >= length) finish();
-    });
-    sock.on("error", (e) => (data ? finish() : done || reject(e)));
-    sock.on("close", finish);
-    sock.write(request);
-  });
-}
 
 const bodyOf = (text: string): any => JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4));
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, removeDir, tempDir } from "../helpers.ts";
+import { canMount, REPO, removeDir, tempDir } from "../helpers.ts";
 import { Server } from "../protocol/server.ts";
 
 export const BUILD_DIR = join(REPO, "dist", "build");
@@ -16,19 +16,7 @@ export function cleanEnv(over: Record<string, string>): Record<string, string> {
 }
 
 /** Whether this process may mount (root with CAP_SYS_ADMIN), probed once with a tiny tmpfs. */
-export const CAN_MOUNT: boolean = (() => {
-  if (process.getuid?.() !== 0) return false;
-  const probe = tempDir("longrun-mount-probe-");
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe], { stdio: "ignore" });
-    execFileSync("umount", [probe], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    removeDir(probe);
-  }
-})();
+export const CAN_MOUNT: boolean = canMount();
 
 /** Mounts a tmpfs at `dir` (made if missing) with `options` (e.g. "ro", "noexec"). */
 export function mountTmpfs(dir: string, options: string): void {
