@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Mapping, Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple, Type, TypeVar
 
 from .errors import LongrunError
+from .types import CheckpointLang
 
 TOKEN_ENV = {"host": "LONGRUN_HOST_TOKEN", "agent": "LONGRUN_AGENT_TOKEN"}
 URL_ENV = "LONGRUN_URL"
@@ -54,3 +55,32 @@ def from_env(side: str, url: Optional[str] = None, environ: Optional[Mapping[str
                            None, {"kind": "config", "variables": missing})
     assert url is not None and token is not None
     return url, token
+
+
+_C = TypeVar("_C", bound="HttpFactories")
+
+
+class HttpFactories:
+    """``from_token_file`` and ``from_env`` for the HTTP clients (sync and async): one definition."""
+
+    def __init__(self, url: str, token: str, root: Optional[str] = None, timeout: Optional[float] = 30.0, **kw: Any) -> None:
+        raise NotImplementedError  # the client class's own __init__ comes first in its MRO
+
+    @classmethod
+    def from_token_file(cls: Type[_C], path: str, side: str = "host", root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
+                        check: bool = True, lang: Optional[CheckpointLang] = None) -> _C:
+        """A client for the server that wrote ``path`` (``.longrun/http.json``), on ``side`` ("host" or "agent").
+
+        A server given its tokens by environment writes none to the file; the token is then read
+        from the same variable here (``LONGRUN_HOST_TOKEN`` / ``LONGRUN_AGENT_TOKEN``).
+        """
+        url, token = from_token_file(path, side)
+        return cls(url, token, root=root, timeout=timeout, check=check, lang=lang)
+
+    @classmethod
+    def from_env(cls: Type[_C], side: str = "agent", url: Optional[str] = None, root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
+                 check: bool = True, lang: Optional[CheckpointLang] = None) -> _C:
+        """A client configured like a server in a container: the URL from ``url`` or ``$LONGRUN_URL``, the
+        token from ``$LONGRUN_AGENT_TOKEN`` (``side="agent"``, the default) or ``$LONGRUN_HOST_TOKEN``."""
+        resolved, token = from_env(side, url)
+        return cls(resolved, token, root=root, timeout=timeout, check=check, lang=lang)

@@ -363,7 +363,7 @@ class AsyncLongrunClient(_AsyncEffectMixin, AsyncContractMethods):
         await self.aclose()
 
 
-class AsyncLongrunHttpClient(_AsyncEffectMixin, AsyncContractMethods):
+class AsyncLongrunHttpClient(_http_env.HttpFactories, _AsyncEffectMixin, AsyncContractMethods):
     """The same methods over ``longrun http``, awaitable: each call runs one HTTP request in a worker
     thread (``asyncio.to_thread``: standard library only). A cancelled call stops waiting; the HTTP
     request itself finishes in its thread and the server goes on with it, as over stdio."""
@@ -371,25 +371,6 @@ class AsyncLongrunHttpClient(_AsyncEffectMixin, AsyncContractMethods):
     def __init__(self, url: str, token: str, root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
                  check: bool = True, lang: Optional[CheckpointLang] = None) -> None:
         self.sync = LongrunHttpClient(url, token, root=root, timeout=timeout, check=check, lang=lang)
-
-    @classmethod
-    def from_token_file(cls, path: str, side: str = "host", root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
-                        check: bool = True, lang: Optional[CheckpointLang] = None) -> "AsyncLongrunHttpClient":
-        """A client for the server that wrote ``path`` (``.longrun/http.json``), on ``side`` ("host" or "agent").
-
-        A server given its tokens by environment writes none to the file; the token is then read
-        from the same variable here (``LONGRUN_HOST_TOKEN`` / ``LONGRUN_AGENT_TOKEN``).
-        """
-        url, token = _http_env.from_token_file(path, side)
-        return cls(url, token, root=root, timeout=timeout, check=check, lang=lang)
-
-    @classmethod
-    def from_env(cls, side: str = "agent", url: Optional[str] = None, root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
-                 check: bool = True, lang: Optional[CheckpointLang] = None) -> "AsyncLongrunHttpClient":
-        """A client configured like a server in a container: the URL from ``url`` or ``$LONGRUN_URL``, the
-        token from ``$LONGRUN_AGENT_TOKEN`` (``side="agent"``, the default) or ``$LONGRUN_HOST_TOKEN``."""
-        url, token = _http_env.from_env(side, url)
-        return cls(url, token, root=root, timeout=timeout, check=check, lang=lang)
 
     async def _request(self, method: str, params: Dict[str, Any]) -> Any:
         return await asyncio.to_thread(self.sync._request, method, params)

@@ -430,7 +430,7 @@ class LongrunClient(_EffectMixin, ContractMethods):
         self.close()
 
 
-class LongrunHttpClient(_EffectMixin, ContractMethods):
+class LongrunHttpClient(_http_env.HttpFactories, _EffectMixin, ContractMethods):
     """The same methods over ``longrun http``: ``POST {url}/rpc`` with a bearer token.
 
     The token decides the side: the host token may grant leases, the agent token may not (calls
@@ -451,25 +451,6 @@ class LongrunHttpClient(_EffectMixin, ContractMethods):
         self.described: Optional[DescribeResult] = None
         self._ids = itertools.count(1)
         self._checked = threading.Lock()
-
-    @classmethod
-    def from_token_file(cls, path: str, side: str = "host", root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
-                        check: bool = True, lang: Optional[CheckpointLang] = None) -> "LongrunHttpClient":
-        """A client for the server that wrote ``path`` (``.longrun/http.json``), on ``side`` ("host" or "agent").
-
-        A server given its tokens by environment writes none to the file; the token is then read
-        from the same variable here (``LONGRUN_HOST_TOKEN`` / ``LONGRUN_AGENT_TOKEN``).
-        """
-        url, token = _http_env.from_token_file(path, side)
-        return cls(url, token, root=root, timeout=timeout, check=check, lang=lang)
-
-    @classmethod
-    def from_env(cls, side: str = "agent", url: Optional[str] = None, root: Optional[str] = None, timeout: Optional[float] = 30.0, *,
-                 check: bool = True, lang: Optional[CheckpointLang] = None) -> "LongrunHttpClient":
-        """A client configured like a server in a container: the URL from ``url`` or ``$LONGRUN_URL``, the
-        token from ``$LONGRUN_AGENT_TOKEN`` (``side="agent"``, the default) or ``$LONGRUN_HOST_TOKEN``."""
-        url, token = _http_env.from_env(side, url)
-        return cls(url, token, root=root, timeout=timeout, check=check, lang=lang)
 
     def _post(self, method: str, params: Dict[str, Any]) -> Any:
         if self.root is not None and "root" not in params:
