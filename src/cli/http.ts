@@ -33,7 +33,7 @@ export async function runHttp(o: HttpConfig): Promise<number> {
   const crash = (e: unknown) => {
     log.event("error", "crash", { message: oneLine(e) });
     removeTokenFile(tokenFile);
-    log.flush();
+    log.flush(true);
     process.exit(1);
   };
   process.on("uncaughtException", crash);
@@ -99,6 +99,7 @@ export async function runHttp(o: HttpConfig): Promise<number> {
   await roots.closeAll();
   removeTokenFile(tokenFile);
   log.event("info", "stopped", {}, "stopped");
-  await new Promise<void>((resolve) => process.stderr.write("", () => resolve()));
+  // the log out before exit, unless nobody is reading it
+  await Promise.race([new Promise<void>((resolve) => process.stderr.write("", () => resolve())), new Promise((r) => setTimeout(r, 2000))]);
   return 0;
 }

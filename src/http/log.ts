@@ -10,6 +10,25 @@
  */
 import { createHash } from "node:crypto";
 
+/**
+ * Request lines waiting in the runtime's stderr stream beyond this many bytes (nobody reads
+ * stderr, or too slowly) are dropped, and counted in a line written once the stream drains: the
+ * server neither blocks on its log nor holds an unbounded backlog. Events are never dropped.
+ */
+export const MAX_BACKLOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Characters handed to process.stderr and not written out yet. Counted here: Bun queues writes to
+ * a pipe nobody reads without bound and reports no writableLength (Deno writes synchronously and
+ * blocks instead); the write callback runs once the text is out.
+ */
+let pending = 0;
+function writeStderr(text: string): void {
+  const n = text.length;
+  pending += n;
+  process.stderr.write(text, () => void (pending -= n));
+}
+
 export type LogFormat = "text" | "json";
 export const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
 
@@ -62,9 +81,19 @@ export class Logger {
   #size = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(format: LogFormat = "text", write: (text: string) => void = (t) => void process.stderr.write(t)) {
+  readonly #backlog: () => number;
+  /** Request lines dropped since the last write (see MAX_BACKLOG_BYTES). */
+  #dropped = 0;
+
+  /** `write` and `backlog` (bytes written but not yet out) default to the runtime's stderr stream. */
+  constructor(
+    format: LogFormat = "text",
+    write: (text: string) => void = writeStderr,
+    backlog: () => number = () => pending,
+  ) {
     this.format = format;
     this.#write = write;
+    this.#backlog = backlog;
   }
 
   /** One request (buffered). */
@@ -112,21 +141,38 @@ export class Logger {
       line = `longrun: ${level === "error" ? "error " : ""}${event}`;
       for (const [k, value] of Object.entries(fields)) if (value !== undefined && value !== null) line += ` ${k}=${v(String(value))}`;
     }
+    if (this.#backlog() > MAX_BACKLOG_BYTES) this.#drop();
     this.#lines.push(line);
-    this.flush();
+    this.flush(true);
   }
 
-  /** Writes what is buffered. */
-  flush(): void {
+  /** Writes what is buffered (request lines are dropped while the stream's backlog is too long, unless `force`). */
+  flush(force = false): void {
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
     if (this.#lines.length === 0) return;
-    const text = this.#lines.join("\n") + "\n";
+    if (!force && this.#backlog() > MAX_BACKLOG_BYTES) return this.#drop();
+    let text = this.#lines.join("\n") + "\n";
+    if (this.#dropped > 0) {
+      const n = this.#dropped;
+      this.#dropped = 0;
+      const note =
+        this.format === "json"
+          ? JSON.stringify({ ts: now(), level: "error", event: "log_dropped", message: `dropped ${n} request lines: stderr was not read fast enough`, lines: n })
+          : `longrun: error log_dropped lines=${n}`;
+      text = note + "\n" + text;
+    }
     this.#lines = [];
     this.#size = 0;
     this.#write(text);
+  }
+
+  #drop(): void {
+    this.#dropped += this.#lines.length;
+    this.#lines = [];
+    this.#size = 0;
   }
 }
 

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { Logger, MAX_BACKLOG_BYTES } from "../../src/http/log.ts";
 import { REPO, removeDir, run, tempDir, until } from "../helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../protocol/server.ts";
 import { raw } from "./raw.ts";
@@ -368,5 +369,31 @@ describe("longrun http operations: the compiled binary", () => {
       taken.close();
       removeDir(root);
     }
+  });
+});
+
+describe("the request log never holds up the server", () => {
+  test("past the backlog limit request lines are dropped and counted; events always go out", () => {
+    const written: string[] = [];
+    let backlog = 0;
+    const log = new Logger("json", (t) => void written.push(t), () => backlog);
+    const line = { method: "POST", path: "/rpc", rpc: "writes.require", side: "agent", status: 200, outcome: "ok", ms: 0.25 };
+    log.request(line);
+    log.flush();
+    assert.equal(written.length, 1);
+    backlog = MAX_BACKLOG_BYTES + 1; // nobody reads stderr
+    for (let i = 0; i < 3; i++) log.request(line);
+    log.flush();
+    assert.equal(written.length, 1, "request lines dropped, nothing queued");
+    const parse = (text: string) => text.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    log.event("error", "rpc_error", { kind: "storage_error" });
+    assert.equal(written.length, 2, "an event is written all the same, with the count of lines dropped before it");
+    assert.deepEqual(parse(written[1]!).map((l) => [l.event, l.lines]), [["log_dropped", 3], ["rpc_error", undefined]]);
+    for (let i = 0; i < 2; i++) log.request(line);
+    log.flush();
+    backlog = 0; // read again
+    log.request(line);
+    log.flush();
+    assert.deepEqual(parse(written.at(-1)!).map((l) => [l.event, l.lines]), [["log_dropped", 2], ["request", undefined]]);
   });
 });
