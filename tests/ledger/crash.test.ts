@@ -110,7 +110,7 @@ describe("receipts across SIGKILL (compiled binary)", () => {
           try {
             a = await s.call(method, params);
           } catch (e) {
-            if (/exited before answering|write after a stream was destroyed|EPIPE/.test(String(e))) return null;
+            if (/exited before answering|write after a stream was destroyed|EPIPE|ECANCELED|ERR_STREAM_DESTROYED/.test(String(e))) return null; // the server is gone (the message differs by runtime)
             throw e;
           }
           if (a.error) unexpected.push(`${method}: ${JSON.stringify(a.error)}`);

@@ -45,6 +45,9 @@ export class Server {
       }
     });
     this.child.stderr.setEncoding("utf8").on("data", (d: string) => (this.stderr += d));
+    // a write to a server that was just killed fails through its callback (write() rejects); the
+    // stream's own error event must not also crash the test process (Deno emits ECANCELED there)
+    this.child.stdin.on("error", () => {});
     this.exited = new Promise((r) => this.child.on("close", (code, signal) => r({ code, signal })));
   }
 
