@@ -19,7 +19,9 @@ import { SLICE_SIZE_SQL, sliceSizeOf } from "./memory/slices.ts";
 import { LibsqlMemory, type Searcher } from "./memory/store.ts";
 import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
 import { removeOrphanTemps } from "./store/atomic.ts";
-import { removeOrphanBlobs } from "./store/blobs.ts";
+import { type BlobStore, fileBlobs } from "./store/blobs.ts";
+import { dbBlobs } from "./store/db_blobs.ts";
+import { type ServerStore, storeName } from "./store/server_store.ts";
 import { crashPointsFromEnv } from "./store/crash.ts";
 import { FilePendingStore } from "./store/pending_file.ts";
 import { readCheckpointLang } from "./store/root_settings.ts";
@@ -53,8 +55,8 @@ export const ORPHAN_GRACE_MS = 15 * 60_000;
 
 /** The root a caller named is not an existing absolute directory. */
 export class InvalidRootError extends Error {
-  constructor(readonly root: string, detail: string) {
-    super(`Invalid root ${JSON.stringify(root)}: ${detail}; pass the absolute path of an existing project directory`);
+  constructor(readonly root: string, detail: string, advice = "pass the absolute path of an existing project directory") {
+    super(`Invalid root ${JSON.stringify(root)}: ${detail}${advice ? `; ${advice}` : ""}`);
     this.name = "InvalidRootError";
   }
 }
@@ -116,6 +118,40 @@ export interface RootOptions {
   testOnlySearchWindow?: number;
 }
 
+/** The paths of a root on a server: only the pending checkpoint (and optional settings) are local. */
+export function serverPaths(store: ServerStore): RootPaths {
+  return {
+    dir: storeName(store),
+    longrun: store.stateDir,
+    state: join(store.stateDir, "state.json"),
+    pending: join(store.stateDir, "pending_checkpoint.json"),
+    lock: join(store.stateDir, "lock"),
+    settings: join(store.stateDir, "settings.json"),
+    memoryDb: store.url,
+    rawData: "",
+  };
+}
+
+const PROJECT_KEY = "project";
+
+/** The first runner names the database's project; any other project key is refused, naming both. */
+async function claimProject(db: Database, store: ServerStore): Promise<void> {
+  const held = await db.write(async (tx) => {
+    const rs = await tx.execute({ sql: "SELECT value FROM root_meta WHERE key = ?", args: [PROJECT_KEY] });
+    if (rs.rows.length) return String(rs.rows[0]!.value);
+    await tx.execute({ sql: "INSERT INTO root_meta(key, value) VALUES (?, ?)", args: [PROJECT_KEY, store.project] });
+    return store.project;
+  });
+  if (held !== store.project) {
+    throw new InvalidRootError(
+      storeName(store),
+      `the database at ${store.url} holds project ${JSON.stringify(held)}, not ${JSON.stringify(store.project)}; one database holds one project ` +
+        `(give each project its own database: a sqld namespace or another server), or pass --project ${held} if that is the project you meant`,
+      "",
+    );
+  }
+}
+
 export class Root {
   readonly paths: RootPaths;
   readonly contract: TaskContract;
@@ -127,22 +163,31 @@ export class Root {
   readonly runs: EffectLedger;
   /** Adjustments, staged artifacts and externalised context (seed 003). */
   readonly deliverables: Deliverables;
+  /** Where long bodies live: files in `raw_data/`, or the database's `blobs` table for a root on a server. */
+  readonly blobs: BlobStore;
+  /** The server and project, for a root on a libSQL server; null for a local directory. */
+  readonly server: ServerStore | null;
   readonly #searcher: Searcher;
   #identity: FileIdentity | null = null;
   #closed = false;
 
-  private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions) {
+  private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions, server: ServerStore | null = null) {
     const clock = options.clock ?? systemClock;
     const crash = options.crash ?? crashPointsFromEnv();
     this.paths = paths;
     this.db = db;
     this.#searcher = searcher;
     this.pending = new FilePendingStore(paths.pending, crash);
-    this.memory = new LibsqlMemory({ db, rawDir: paths.rawData, searcher, sliceSize, crash });
+    this.server = server;
+    const blobs = server ? dbBlobs(db, paths.memoryDb) : fileBlobs(paths.rawData);
+    this.blobs = blobs;
+    this.memory = new LibsqlMemory({ db, blobs, searcher, sliceSize, crash });
     const memory = this.memory;
-    this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), cache: true });
-    this.runs = new EffectLedger({ db, rawDir: paths.rawData, clock, crash });
-    this.deliverables = new Deliverables({ db, rawDir: paths.rawData, clock, crash });
+    // a server's `PRAGMA data_version` belongs to whichever of its connections answers, so the
+    // state of a root on a server is read afresh each time (one round trip), never from a cache
+    this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), cache: !server });
+    this.runs = new EffectLedger({ db, blobs, clock, crash });
+    this.deliverables = new Deliverables({ db, blobs, clock, crash });
     this.contract = new TaskContract({
       state: this.state,
       pending: this.pending,
@@ -178,7 +223,7 @@ export class Root {
       if (version > known) {
         throw new Error(`${paths.memoryDb} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
       }
-      await rebuildMemoryIndex(db, paths.rawData);
+      await rebuildMemoryIndex(db, fileBlobs(paths.rawData));
       sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
       await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
       remember(paths.longrun, await libsqlConn(db).write((tx) => settleIdentity(paths.longrun, paths.memoryDb, tx)));
@@ -196,6 +241,34 @@ export class Root {
   }
 
   /**
+   * Opens (and on first use lays out) the project `store.project` in the libSQL server database at
+   * `store.url`. The database holds one project: a database that already holds another project is
+   * refused (memory of two projects is never mixed), so two projects need two databases (two
+   * sqld namespaces, or two servers). The server need not be reachable for the runner to start
+   * serving calls: a root that cannot be opened now is opened on a later call.
+   */
+  static async openServer(store: ServerStore, options: RootOptions = {}): Promise<Root> {
+    mkdirSync(store.stateDir, { recursive: true, mode: 0o700 });
+    removeOrphanTemps(store.stateDir);
+    const paths = serverPaths(store);
+    const db = await Database.open(store.url, { authToken: store.authToken });
+    let sliceSize: number;
+    try {
+      await migrate(db);
+      const version = await schemaVersion(db);
+      const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+      if (version > known) throw new Error(`${store.url} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
+      sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
+      await claimProject(db, store);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+    const searcher = new InProcessSearcher((q, o) => searchMemories(db, q, o, options.testOnlySearchWindow));
+    return new Root(paths, db, searcher, sliceSize, options, store);
+  }
+
+  /**
    * Removes blobs in `raw_data/` that no row names and that are older than `graceMs` (left by a
    * process killed between writing a body and committing its row). Servers run it once after
    * opening a root, in the background. Returns the file names removed.
@@ -207,7 +280,7 @@ export class Root {
        UNION ALL SELECT ref FROM artifact_attachments WHERE ref IS NOT NULL
        UNION ALL SELECT path FROM contexts`,
     );
-    return removeOrphanBlobs(this.paths.rawData, new Set(rows.map((r) => String(r[0]))), graceMs);
+    return this.blobs.collectOrphans(new Set(rows.map((r) => String(r[0]))), graceMs);
   }
 
   /**
@@ -216,6 +289,7 @@ export class Root {
    * when it is not (one stat).
    */
   stillOpenOnDisk(): boolean {
+    if (this.server) return true;
     if (this.db.needsReopen) return false;
     const now = identityOf(this.paths.memoryDb);
     return now !== null && this.#identity !== null && now.dev === this.#identity.dev && now.ino === this.#identity.ino;
@@ -225,6 +299,7 @@ export class Root {
     if (this.#closed) return;
     this.#closed = true;
     await this.#searcher.close();
+    if (this.server) return this.db.close();
     // fold the WAL into memory.db on a clean close, so the file alone is the whole memory (a copy
     // of it is a backup); best effort: another process reading keeps its part of the WAL
     await this.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => {});

@@ -5,6 +5,7 @@
 import { normalize, sep } from "node:path";
 import { LimitExceededError } from "./core/errors.ts";
 import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
+import { type ServerStore, storeName } from "./store/server_store.ts";
 import { classifyStorage } from "./store/storage_fault.ts";
 
 export interface RootRegistryOptions {
@@ -18,6 +19,11 @@ export interface RootRegistryOptions {
    * descriptors); the least recently used idle one is closed to make room. Default 64.
    */
   maxOpen?: number;
+  /**
+   * Serve one root on a libSQL server instead of directories: every call goes to it; a call that
+   * names a root must name this one (its `URL#project` name or its project key).
+   */
+  server?: ServerStore | null;
 }
 
 export const DEFAULT_MAX_OPEN_ROOTS = 64;
@@ -40,6 +46,7 @@ export class RootRegistry {
   readonly #allow: string[] | null;
   readonly #rootOptions: RootOptions;
   readonly #maxOpen: number;
+  readonly #server: ServerStore | null;
   /** Calls in progress per root (`acquire`): a busy root is never closed to make room. */
   readonly #busy = new Map<string, number>();
   /** Open roots, least recently used first (a Map keeps insertion order; each use moves a root last). */
@@ -47,7 +54,8 @@ export class RootRegistry {
 
   constructor(options: RootRegistryOptions) {
     this.#maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN_ROOTS;
-    this.#defaultRoot = options.defaultRoot;
+    this.#server = options.server ?? null;
+    this.#defaultRoot = this.#server ? storeName(this.#server) : options.defaultRoot;
     this.#allow = options.allow?.map((d) => resolveRoot(d)) ?? null;
     this.#rootOptions = options.rootOptions ?? {};
   }
@@ -63,6 +71,11 @@ export class RootRegistry {
 
   /** The real path a request's root resolves to, checked against the allow-list; nothing is opened. */
   resolve(named: string | undefined): string {
+    if (this.#server) {
+      const name = storeName(this.#server);
+      if (named === undefined || named === name || named === this.#server.project) return name;
+      throw new InvalidRootError(named, `this server serves project ${this.#server.project} on ${this.#server.url} only; leave root out (or pass ${JSON.stringify(this.#server.project)})`, "");
+    }
     const dir = named ?? this.#defaultRoot;
     if (dir === null || dir === undefined) {
       throw new InvalidRootError("", "no root was named and the server has no default; pass root, or start it with --root");
@@ -161,9 +174,12 @@ export class RootRegistry {
       }
       const dir = real;
       // a file-system failure while opening (out of descriptors, read-only, gone) as a kind the caller can act on
-      const open = () => Root.open(dir, this.#rootOptions).catch((e: unknown) => {
-        throw classifyStorage(e, rootPaths(dir).memoryDb) ?? e;
-      });
+      const server = this.#server;
+      const open = server
+        ? () => Root.openServer(server, this.#rootOptions)
+        : () => Root.open(dir, this.#rootOptions).catch((e: unknown) => {
+          throw classifyStorage(e, rootPaths(dir).memoryDb) ?? e;
+        });
       root = closing ? closing.then(open) : open();
       this.#open.set(real, root);
       const key = real;

@@ -1,6 +1,6 @@
 /** Shared test helpers: temp roots, child processes of the same runtime, polling with a deadline. */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,8 +12,30 @@ export function tempDir(prefix = "longrun-test-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
+/** What else goes when a test directory is removed (a test root's own libSQL server, tests/sqld.ts). */
+export const dirCleanups = new Map<string, () => void>();
+
 export function removeDir(dir: string): void {
+  const cleanup = dirCleanups.get(dir);
+  dirCleanups.delete(dir);
+  cleanup?.();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A root's command-line arguments: `--root DIR`, or, for a test root the suites put on a libSQL
+ * server (tests/sqld.ts, `<dir>/test_store.json`), `--store URL --project KEY --state-dir DIR`.
+ */
+export function rootArgv(args: readonly string[]): string[] {
+  const i = args.indexOf("--root");
+  if (i < 0 || i + 1 >= args.length) return [...args];
+  let store: { url: string; project: string } | null = null;
+  try {
+    store = JSON.parse(readFileSync(join(args[i + 1]!, "test_store.json"), "utf8"));
+  } catch {
+    return [...args];
+  }
+  return [...args.slice(0, i), "--store", store!.url, "--project", store!.project, "--state-dir", args[i + 1]!, ...args.slice(i + 2)];
 }
 
 /** argv that runs a TypeScript file with the runtime running the tests (bun, or deno run). */
@@ -34,7 +56,7 @@ export function run(
   options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {
+    const child = spawn(argv[0]!, rootArgv(argv.slice(1)), {
       cwd: options.cwd ?? REPO,
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

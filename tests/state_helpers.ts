@@ -1,10 +1,36 @@
 /** Test helpers that read and change a root's task state where it lives: the tasks table of memory.db. */
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { Database } from "../src/memory/db.ts";
 
+/**
+ * Where a test root's database is: `memory.db` in the directory, or (the suites run against a
+ * libSQL server, tests/sqld.ts) the server the fixture wrote into `<dir>/test_store.json`.
+ */
+export function testStoreOf(root: string): { url: string; project: string } | null {
+  try {
+    return JSON.parse(readFileSync(join(root, TEST_STORE_FILE), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+export const TEST_STORE_FILE = "test_store.json";
+
+/** A test root's database, local or on its server: for tests that look at rows directly. */
+export function openTestDb(root: string): Promise<Database> {
+  const server = testStoreOf(root);
+  return Database.open(server ? server.url : pathToFileURL(join(root, "memory.db")).href);
+}
+
+/** Where a test root keeps its local files (its pending checkpoint): `.longrun/`, or the state directory of a root on a server. */
+export function localStateDir(root: string): string {
+  return testStoreOf(root) ? root : join(root, ".longrun");
+}
+
 async function withDb<T>(root: string, fn: (db: Database) => Promise<T>): Promise<T> {
-  const db = await Database.open(pathToFileURL(join(root, "memory.db")).href);
+  const db = await openTestDb(root);
   try {
     return await fn(db);
   } finally {

@@ -8,6 +8,7 @@ import { LongrunError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
 import { existsSync } from "node:fs";
 import { InvalidRootError, Root, resolveRoot, rootPaths } from "../root.ts";
+import type { ServerStore } from "../store/server_store.ts";
 import { forgetIdentity } from "../store/root_identity.ts";
 
 function describeTask(t: TaskState | null): string {
@@ -28,11 +29,15 @@ export type HumanCommand = "status" | "resume" | "checkpoint" | "finish" | "reco
 
 export async function runHuman(
   command: HumanCommand,
-  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean; force?: boolean; acceptMemory?: boolean },
+  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean; force?: boolean; acceptMemory?: boolean; server?: ServerStore | null },
 ): Promise<number> {
-  let dir: string;
+  if (o.server && command === "recover" && o.acceptMemory) {
+    process.stderr.write("longrun: --accept-memory is for a local root's memory.db; a root on a server keeps its memory there\n");
+    return 2;
+  }
+  let dir = "";
   try {
-    dir = resolveRoot(o.root ?? process.cwd());
+    if (!o.server) dir = resolveRoot(o.root ?? process.cwd());
   } catch (e) {
     if (e instanceof InvalidRootError) {
       process.stderr.write(`longrun: ${e.message}\n`);
@@ -40,13 +45,17 @@ export async function runHuman(
     }
     throw e;
   }
-  if (command === "status" && !existsSync(rootPaths(dir).longrun)) {
+  if (!o.server && command === "status" && !existsSync(rootPaths(dir).longrun)) {
     console.log(`no longrun root in ${dir} (nothing here yet; a task.start or \`longrun hook install claude\` creates one)`);
     return 0;
   }
   let root: Root;
   try {
-    root = command === "recover" && o.acceptMemory ? await acceptMemory(dir) : await Root.open(dir, { searchInWorker: false });
+    root = o.server
+      ? await Root.openServer(o.server)
+      : command === "recover" && o.acceptMemory
+      ? await acceptMemory(dir)
+      : await Root.open(dir, { searchInWorker: false });
   } catch (e) {
     if (e instanceof LongrunError) {
       process.stderr.write(`longrun: ${e.kind}: ${e.message}\n`);

@@ -18,7 +18,9 @@ Usage:
                                     GET /health and GET /ready (no token); host and agent bearer tokens in
                                     DIR/.longrun/http.json, or LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN;
                                     every flag has a LONGRUN_* variable (README: Configuration (environment))
-  longrun mcp [--root DIR]          MCP server over stdio: agent-side tools only
+  longrun mcp [--root DIR] [--tools default|research|all|NAME,...]
+                                    MCP server over stdio: agent-side tools only; --tools picks them
+                                    (default: the coding set; research adds long-run tools; all: every tool)
   longrun hook claude <Event> [--root DIR]
                                     Claude Code hook (UserPromptSubmit, PreToolUse, SessionStart, Stop, PreCompact)
   longrun hook install claude [--root DIR]
@@ -40,6 +42,8 @@ Usage:
   longrun --version | --help
 
 DIR must be an existing absolute directory; it defaults to the working directory.
+--store URL --project KEY (or LONGRUN_STORE, LONGRUN_PROJECT; token in LONGRUN_STORE_TOKEN) put the
+root on a libSQL server instead (serve, http, mcp, hook, status, resume…); see the README's deployment section.
 Everything of a project lives under it: .longrun/state.json, .longrun/pending_checkpoint.json,
 memory.db, raw_data/. Logs go to stderr; in serve and mcp modes stdout carries protocol only.
 `;
@@ -64,6 +68,10 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       "accept-memory": { type: "boolean" },
       "max-roots": { type: "string" },
       "log-format": { type: "string" },
+      store: { type: "string" },
+      project: { type: "string" },
+      "state-dir": { type: "string" },
+      tools: { type: "string" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -98,16 +106,27 @@ export async function main(argv: string[]): Promise<number> {
     return usage((e as Error).message);
   }
   const root = typeof values.root === "string" ? values.root : null;
+  if (values.tools !== undefined && command !== "mcp") return usage(`--tools is an option of longrun mcp, not of ${command}`);
   const maxRootsText = (values["max-roots"] as string | undefined) ?? process.env.LONGRUN_MAX_ROOTS;
   const maxRoots = maxRootsText === undefined || maxRootsText === "" ? undefined : Number(maxRootsText);
   if (maxRoots !== undefined && (!Number.isInteger(maxRoots) || maxRoots < 1 || maxRoots > 100_000)) {
     return usage(`--max-roots (or LONGRUN_MAX_ROOTS) must be a whole number from 1 to 100000, got ${JSON.stringify(maxRootsText)}`);
   }
+  // a root on a libSQL server instead of a directory: --store/--project or LONGRUN_STORE/LONGRUN_PROJECT
+  const { serverStoreFrom, StoreConfigError } = await import("../store/server_store.ts");
+  let server;
+  try {
+    server = serverStoreFrom({ store: values.store as string | undefined, project: values.project as string | undefined, stateDir: values["state-dir"] as string | undefined });
+  } catch (e) {
+    if (!(e instanceof StoreConfigError)) throw e;
+    return usage(e.message);
+  }
+  if (server && root !== null) return usage("--root and --store name two different roots; pass one of them");
   switch (command) {
     case "serve":
-      return (await import("./serve.ts")).runServe({ root, maxRoots });
+      return (await import("./serve.ts")).runServe({ root, maxRoots, server });
     case "mcp":
-      return (await import("./mcp.ts")).runMcp({ root });
+      return (await import("./mcp.ts")).runMcp({ root, tools: values.tools as string | undefined });
     case "http": {
       // flags, else LONGRUN_* variables (src/cli/http_config.ts); a bad value is one line and exit 2
       const { ConfigError, httpConfig } = await import("./http_config.ts");
@@ -134,6 +153,7 @@ export async function main(argv: string[]): Promise<number> {
         phase: values.phase as string | undefined,
         force: values.force === true,
         acceptMemory: values["accept-memory"] === true,
+        server,
       });
     default:
       return usage(`unknown command ${JSON.stringify(command)}`);

@@ -3,12 +3,13 @@ import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../roots.ts";
 import { rootAtStart } from "./root_arg.ts";
+import type { ServerStore } from "../store/server_store.ts";
 import { serveStdio } from "../stdio/server.ts";
 
-export async function runServe(options: { root: string | null; maxRoots?: number }): Promise<number> {
-  const defaultRoot = rootAtStart(options.root);
-  if (defaultRoot === null) return 2;
-  const roots = new RootRegistry({ defaultRoot, maxOpen: options.maxRoots });
+export async function runServe(options: { root: string | null; maxRoots?: number; server?: ServerStore | null }): Promise<number> {
+  const defaultRoot = options.server ? null : rootAtStart(options.root);
+  if (defaultRoot === null && !options.server) return 2;
+  const roots = new RootRegistry({ defaultRoot, maxOpen: options.maxRoots, server: options.server });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
   const stop = new AbortController();
   const onTerm = () => stop.abort();

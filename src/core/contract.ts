@@ -500,7 +500,15 @@ export class TaskContract {
 
   /** A checkpoint's pending form from a lock-free read of the state (for a transaction that could not begin). */
   async #prepareWithoutLock(input: CheckpointInput): Promise<{ pending: PendingCheckpoint; waiting: boolean } | null> {
-    const live = await this.#d.state.load();
+    let live: TaskState | null;
+    try {
+      live = await this.#d.state.load();
+    } catch (e) {
+      // the store cannot even be read (a server unreachable): drafted from the task as this
+      // process last saw it; the replay applies it to the task as it then is (resume, checkpoint)
+      live = e instanceof LongrunError && e.kind === "storage_error" ? (this.#d.state.lastKnown?.() ?? null) : null;
+      if (!live) throw e;
+    }
     if (!live || isTerminal(live.status)) return null;
     const { working, record, checkpointId, savedAt } = this.#draftCheckpoint(live, input);
     return { waiting: this.#d.pending.exists() && !this.#d.pending.lost(), pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) } };

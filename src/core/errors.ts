@@ -175,7 +175,7 @@ export class NotFoundError extends LongrunError {
 }
 
 /** Why storage failed, in terms a caller can act on. */
-export type StorageFault = "disk_full" | "read_only" | "io" | "missing" | "too_many_files";
+export type StorageFault = "disk_full" | "read_only" | "io" | "missing" | "too_many_files" | "unreachable" | "refused";
 
 /** The disk or file system refused a write or read (full, read-only, failing, gone). Nothing was claimed saved. */
 export class StorageError extends LongrunError {
@@ -186,6 +186,8 @@ export class StorageError extends LongrunError {
       io: "the file system reported an I/O error: check the disk, then retry",
       missing: "a file longrun needs is gone or was replaced: see the README's recovery section",
       too_many_files: "this process has too many open files: raise its limit (ulimit -n), or serve fewer roots at once (--max-roots)",
+      unreachable: "the libSQL server is unreachable: nothing was written there and writes are refused until it answers again; check that it runs and the URL, then retry",
+      refused: "the libSQL server refused the request (authentication or permissions): check LONGRUN_STORE_TOKEN",
     }[reason];
     super("storage_error", `Storage failed at ${path}: ${what} (${detail})`, { reason, path, detail }, { cause });
   }

@@ -54,6 +54,12 @@ export interface StateStore {
   loadTask(taskId: string): Promise<TaskState | null>;
   /** Every task of the root, newest first, with which one is current. */
   list(): Promise<TaskSummary[]>;
+  /**
+   * The current task as this process last read or committed it, without reading the store: what
+   * a checkpoint is drafted from when the store cannot be read at all (a server unreachable), so
+   * the checkpoint still goes to the pending file. Null when this process has seen none.
+   */
+  lastKnown?(): TaskState | null;
 }
 
 export interface TaskSummary {

@@ -8,10 +8,12 @@ import type { Tx as Transaction } from "../memory/db.ts";
 import { NotFoundError, StaleEpochError } from "../core/errors.ts";
 import type { Clock, CrashPoint } from "../core/ports.ts";
 import type { Database } from "../memory/db.ts";
+import type { BlobStore } from "../store/blobs.ts";
 
 export interface LedgerDeps {
   db: Database;
-  rawDir: string;
+  /** Where artifact bodies, attachments and context go (store/blobs.ts). */
+  blobs: BlobStore;
   clock: Clock;
   crash?: CrashPoint;
 }

@@ -11,7 +11,7 @@
  */
 import { coverage, type Coverage, type Range } from "../core/ledger/coverage.ts";
 import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
-import { readBlob, removeBlob, writeBlob } from "../store/blobs.ts";
+import type { Blob } from "../store/blobs.ts";
 import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import type { Authorization } from "./runs.ts";
 
@@ -225,11 +225,11 @@ export class Deliverables {
     attachments?: AttachmentInput[];
   }): Promise<ArtifactVersion> {
     const runSeq = input.run ? (await this.#runTask(input.run.run_id)).seq : null;
-    const body = writeBlob(this.d.rawDir, "a", new TextEncoder().encode(input.content), this.d.crash);
-    const files = (input.attachments ?? []).map((a) => ({
-      ...a,
-      blob: a.error === undefined && a.content !== undefined ? writeBlob(this.d.rawDir, "a", new TextEncoder().encode(a.content), this.d.crash) : null,
-    }));
+    const body = await this.d.blobs.put("a", new TextEncoder().encode(input.content), this.d.crash);
+    const files: (AttachmentInput & { blob: Blob | null })[] = [];
+    for (const a of input.attachments ?? []) {
+      files.push({ ...a, blob: a.error === undefined && a.content !== undefined ? await this.d.blobs.put("a", new TextEncoder().encode(a.content), this.d.crash) : null });
+    }
     const at = this.#now();
     const written = [body.ref, ...files.flatMap((f) => (f.blob ? [f.blob.ref] : []))];
     const version = await this.#orRemove(written, () => this.d.db.write(async (tx) => {
@@ -265,7 +265,7 @@ export class Deliverables {
     try {
       return await write();
     } catch (e) {
-      for (const ref of refs) removeBlob(this.d.rawDir, ref);
+      for (const ref of refs) await this.d.blobs.remove(ref);
       throw e;
     }
   }
@@ -323,7 +323,7 @@ export class Deliverables {
       v = Number(rs.rows[0]!.v);
     }
     const meta = await this.#version(taskId, name, v);
-    const content = new TextDecoder().decode(readBlob(this.d.rawDir, meta.ref, meta.sha256, `artifact ${name}@${v}`));
+    const content = new TextDecoder().decode(await this.d.blobs.get(meta.ref, meta.sha256, `artifact ${name}@${v}`));
     return { ...meta, content };
   }
 
@@ -334,7 +334,7 @@ export class Deliverables {
     if (a.status === "failed" || !a.ref || !a.sha256) {
       throw new ConflictError(`Attachment ${attachment} of ${name}@${version} failed (${a.error}); the rest of the artifact is unaffected`, { reason: "attachment_failed" });
     }
-    return new TextDecoder().decode(readBlob(this.d.rawDir, a.ref, a.sha256, `attachment ${attachment}`));
+    return new TextDecoder().decode(await this.d.blobs.get(a.ref, a.sha256, `attachment ${attachment}`));
   }
 
   async list(taskId: string, name?: string): Promise<ArtifactVersion[]> {
@@ -369,7 +369,7 @@ export class Deliverables {
         });
       }
     }
-    const blob = writeBlob(this.d.rawDir, "c", new TextEncoder().encode(input.content), this.d.crash);
+    const blob = await this.d.blobs.put("c", new TextEncoder().encode(input.content), this.d.crash);
     const at = this.#now();
     const seq = await this.#orRemove([blob.ref], () => this.d.db.write(async (tx) => {
       if (input.run && runSeq !== null) await fence(tx, runSeq, input.run.epoch, at);
@@ -429,7 +429,7 @@ export class Deliverables {
     const size = Number(row.size);
     const want = length ?? Math.min(size - offset, maxBytes);
     if (want > maxBytes) throw new LimitExceededError("length", maxBytes, want, "bytes");
-    const bytes = readBlob(this.d.rawDir, String(row.path), String(row.sha256), `context ${ref}`);
+    const bytes = await this.d.blobs.get(String(row.path), String(row.sha256), `context ${ref}`);
     const start = Math.min(offset, size);
     const end = Math.min(size, start + Math.max(0, want));
     const slice = bytes.subarray(start, end);

@@ -11,7 +11,8 @@
  * not wait for a writer). One-shot processes (a hook, the CLI) and the search Worker use one
  * connection on their own thread. A server URL goes through `@libsql/client`.
  */
-import { type Client, createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client/web";
+import { StorageError } from "../core/errors.ts";
 import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./db_types.ts";
 import { classifyStorage } from "../store/storage_fault.ts";
 import { releaseStatements, SyncDb } from "./sync_db.ts";
@@ -138,6 +139,25 @@ class WorkerBackend implements Backend {
   }
 }
 
+/**
+ * A server's failure as what it is: an SQL error stays as it is (classified like a local one); a
+ * connection refused, reset or timed out, a WebSocket closed, a 5xx — the server is unreachable; a
+ * 401/403 — it refused this runner.
+ */
+export function classifyRemote(e: unknown, url: string): unknown {
+  if (e instanceof StorageError) return e;
+  const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
+  const code = typeof err?.code === "string" ? err.code : "";
+  const msg = typeof err?.message === "string" ? err.message : String(e);
+  if (code.startsWith("SQLITE_") && !/SQLITE_(IOERR|CANTOPEN)/.test(code)) return e;
+  if (/HTTP status 40[13]\b|AUTH_|unauthorized|forbidden/i.test(msg + " " + code)) return new StorageError("refused", url, msg, e);
+  if (
+    /fetch failed|ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|Unable to connect|socket|network|WebSocket|HRANA_(WEBSOCKET|CLOSED)|HTTP status 5\d\d|timed? ?out|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|dns|STREAM_EXPIRED|closed/i
+      .test(msg + " " + code + " " + String(err?.name ?? ""))
+  ) return new StorageError("unreachable", url, msg, e);
+  return e;
+}
+
 /** A libSQL server. */
 class RemoteBackend implements Backend {
   readonly split = false;
@@ -261,7 +281,8 @@ export class Database {
   #classified<T>(op: () => Promise<T>): () => Promise<T> {
     return () =>
       op().catch((e: unknown) => {
-        const known = classifyStorage(e, this.#path) ?? e;
+        const seen = this.url.startsWith("file:") ? e : classifyRemote(e, this.#path);
+        const known = classifyStorage(seen, this.#path) ?? seen;
         // SQLite keeps a file it could only open read-only read-only for good: this handle must be replaced
         if ((known as { data?: { reason?: unknown } }).data?.reason === "read_only") this.#needsReopen = true;
         throw known;

@@ -3,10 +3,10 @@
  * holds (a root made before the index had its current form): in batches, each in its own write
  * transaction that reads how far the index got and moves that mark on, so an interrupted rebuild
  * resumes where it stopped and two processes opening the root at once never index a record twice.
- * Long bodies are read from raw_data/ whole (checked against their digest). When every record is
+ * Long bodies are read from their blobs whole (checked against their digest). When every record is
  * in, the old index is dropped.
  */
-import { readBlob } from "../store/blobs.ts";
+import type { BlobStore } from "../store/blobs.ts";
 import type { Database } from "./db.ts";
 import { indexColumns } from "./segment.ts";
 import { indexSteps, SLICE_SIZE_SQL, sliceSizeOf } from "./slices.ts";
@@ -14,7 +14,7 @@ import { indexSteps, SLICE_SIZE_SQL, sliceSizeOf } from "./slices.ts";
 const BATCH = 500;
 const DONE = "done";
 
-export async function rebuildMemoryIndex(db: Database, rawDir: string): Promise<number> {
+export async function rebuildMemoryIndex(db: Database, blobs: BlobStore): Promise<number> {
   let indexed = 0;
   for (;;) {
     const finished = await db.write(async (tx) => {
@@ -24,7 +24,7 @@ export async function rebuildMemoryIndex(db: Database, rawDir: string): Promise<
       const from = Number(mark);
       const rows = (await tx.execute({ sql: "SELECT seq, type, title, content, keywords, raw_ref, sha256 FROM memories WHERE seq > ? ORDER BY seq LIMIT ?", args: [from, BATCH] })).rows;
       for (const r of rows) {
-        const content = r.raw_ref === null ? String(r.content) : new TextDecoder().decode(readBlob(rawDir, String(r.raw_ref), String(r.sha256), `raw body of memory ${String(r.seq)}`));
+        const content = r.raw_ref === null ? String(r.content) : new TextDecoder().decode(await blobs.get(String(r.raw_ref), String(r.sha256), `raw body of memory ${String(r.seq)}`));
         const columns = indexColumns({ title: String(r.title), content, keywords: JSON.parse(String(r.keywords)) as string[], type: String(r.type) });
         for (const step of indexSteps(Number(r.seq), size, columns)) await tx.execute(step);
       }

@@ -277,6 +277,11 @@ export const MIGRATIONS: Migration[] = [
       `UPDATE context_reads SET reader_task = (SELECT task_id FROM contexts WHERE contexts.seq = context_reads.context_seq)`,
     ],
   },
+  {
+    version: 7,
+    name: "blobs in the database (roots on a libSQL server keep long bodies and context here, not on a runner's disk)",
+    sql: [`CREATE TABLE blobs (ref TEXT PRIMARY KEY, bytes BLOB NOT NULL, created_ms INTEGER NOT NULL)`],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

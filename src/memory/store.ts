@@ -16,7 +16,7 @@ import type {
   SearchOptions,
   SearchPage,
 } from "../core/ports.ts";
-import { readBlob, removeBlob, sha256Hex, writeBlob } from "../store/blobs.ts";
+import { type BlobStore, sha256Hex } from "../store/blobs.ts";
 import type { SqlExec } from "../store/sql.ts";
 import type { Database, ScriptStep, Tx } from "./db.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
@@ -30,8 +30,8 @@ export interface Searcher {
 
 export interface LibsqlMemoryOptions {
   db: Database;
-  /** The root's `raw_data/` directory. */
-  rawDir: string;
+  /** Where long bodies go (the root's `raw_data/`, or the database of a root on a server). */
+  blobs: BlobStore;
   searcher: Searcher;
   /** The database's index slice size (root_meta; see slices.ts). */
   sliceSize: number;
@@ -63,7 +63,7 @@ function txExec(tx: Tx): SqlExec {
 
 export class LibsqlMemory implements MemoryStore {
   readonly #db: Database;
-  readonly #rawDir: string;
+  readonly #blobs: BlobStore;
   readonly #searcher: Searcher;
   readonly #crash: CrashPoint;
   readonly #sliceSize: number;
@@ -71,7 +71,7 @@ export class LibsqlMemory implements MemoryStore {
   constructor(options: LibsqlMemoryOptions) {
     this.#sliceSize = options.sliceSize;
     this.#db = options.db;
-    this.#rawDir = options.rawDir;
+    this.#blobs = options.blobs;
     this.#searcher = options.searcher;
     this.#crash = options.crash ?? (() => {});
   }
@@ -85,14 +85,14 @@ export class LibsqlMemory implements MemoryStore {
       const existing = await this.#byDedupeKey(rec.dedupe_key);
       if (existing) return { record: existing, created: false };
     }
-    const p = this.#prepare(rec);
+    const p = await this.#prepare(rec);
     try {
       const out = await this.#db.write((tx) => this.#insert(txExec(tx), rec, p));
       this.#crash("memory.after_commit");
-      if (!out.result.created && p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+      if (!out.result.created && p.rawRef) await this.#blobs.remove(p.rawRef);
       return out.result;
     } catch (e) {
-      if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+      if (p.rawRef) await this.#blobs.remove(p.rawRef);
       throw e;
     }
   }
@@ -107,7 +107,8 @@ export class LibsqlMemory implements MemoryStore {
       for (const r of recs) ids.push((await this.save(r)).record.id);
       return ids;
     }
-    const prepared = recs.map((r) => this.#prepare(r));
+    const prepared: Prepared[] = [];
+    for (const r of recs) prepared.push(await this.#prepare(r));
     try {
       // The numbers are chosen here, so each record's index slice is known when the script is
       // written; another writer that took them first makes the insert fail on the key: read again.
@@ -137,7 +138,7 @@ export class LibsqlMemory implements MemoryStore {
         return recs.map((_, i) => memoryId(last + 1 + i));
       }
     } catch (e) {
-      for (const p of prepared) if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+      for (const p of prepared) if (p.rawRef) await this.#blobs.remove(p.rawRef);
       throw e;
     }
   }
@@ -147,9 +148,9 @@ export class LibsqlMemory implements MemoryStore {
    * long body's blob is written first; `discard` removes it when that transaction does not commit.
    */
   async saveIn(tx: SqlExec, rec: NewMemory): Promise<{ result: SaveResult; discard: () => void }> {
-    const p = this.#prepare(rec);
+    const p = await this.#prepare(rec, tx);
     const discard = () => {
-      if (p.rawRef) removeBlob(this.#rawDir, p.rawRef);
+      if (p.rawRef) void this.#blobs.remove(p.rawRef);
     };
     try {
       const out = await this.#insert(tx, rec, p);
@@ -162,13 +163,13 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   /** Checks the limits and writes a long body's blob: before any transaction. */
-  #prepare(rec: NewMemory): Prepared {
+  async #prepare(rec: NewMemory, within?: SqlExec): Promise<Prepared> {
     checkLength("title", rec.title, LIMITS.short_text_chars);
     checkLength("content", rec.content, LIMITS.memory_content_chars);
     if (rec.keywords.length > LIMITS.list_items) throw new LimitExceededError("keywords", LIMITS.list_items, rec.keywords.length, "items");
     const bytes = new TextEncoder().encode(rec.content);
     const sha256 = sha256Hex(bytes);
-    const rawRef = bytes.length > INLINE_BODY_BYTES ? writeBlob(this.#rawDir, "m", bytes, this.#crash).ref : null;
+    const rawRef = bytes.length > INLINE_BODY_BYTES ? (await this.#blobs.put("m", bytes, this.#crash, "txt", within)).ref : null;
     return { bytes, sha256, rawRef, createdAt: new Date().toISOString(), keywords: JSON.stringify(rec.keywords) };
   }
 
@@ -184,7 +185,7 @@ export class LibsqlMemory implements MemoryStore {
     const row = ins[0];
     if (!row) {
       const existing = await tx.run("SELECT * FROM memories WHERE dedupe_key = ?", [rec.dedupe_key ?? null]);
-      return { result: { record: this.#toRecord(existing[0]!), created: false } };
+      return { result: { record: await this.#toRecord(existing[0]!), created: false } };
     }
     // the number of records ever saved is the new row's sequence number; checkpoints and outcomes are never refused
     const seq = Number(row.seq);
@@ -193,19 +194,19 @@ export class LibsqlMemory implements MemoryStore {
     }
     for (const step of indexSteps(seq, this.#sliceSize, indexColumns(rec))) await tx.run(step.sql, step.args);
     this.#crash("memory.before_commit");
-    return { result: { record: this.#toRecord(row, rec.content), created: true } };
+    return { result: { record: await this.#toRecord(row, rec.content), created: true } };
   }
 
   async #byDedupeKey(key: string): Promise<MemoryRecord | null> {
     const rs = await this.#db.read({ sql: "SELECT * FROM memories WHERE dedupe_key = ?", args: [key] });
-    return rs.rows[0] ? this.#toRecord(rs.rows[0]) : null;
+    return rs.rows[0] ? await this.#toRecord(rs.rows[0]) : null;
   }
 
   async get(id: string): Promise<MemoryRecord | null> {
     const seq = parseMemoryId(id);
     if (seq === null) return null;
     const rs = await this.#db.read({ sql: "SELECT * FROM memories WHERE seq = ?", args: [seq] });
-    return rs.rows[0] ? this.#toRecord(rs.rows[0]) : null;
+    return rs.rows[0] ? await this.#toRecord(rs.rows[0]) : null;
   }
 
   async recent(taskId: string, limit: number): Promise<MemoryHit[]> {
@@ -223,15 +224,15 @@ export class LibsqlMemory implements MemoryStore {
             ORDER BY seq DESC LIMIT ?`,
       args: [limit],
     });
-    return rs.rows.map((r) => this.#toRecord(r));
+    return Promise.all(rs.rows.map((r) => this.#toRecord(r)));
   }
 
   /** Reads a record's whole body: inline, or from raw_data/ checked against its sha256 (unless the caller has it). */
-  #toRecord(r: Row, known?: string): MemoryRecord {
+  async #toRecord(r: Row, known?: string): Promise<MemoryRecord> {
     const rawRef = r.raw_ref === null ? null : String(r.raw_ref);
     let content = known ?? String(r.content);
     if (rawRef && known === undefined) {
-      content = new TextDecoder().decode(readBlob(this.#rawDir, rawRef, String(r.sha256), `raw body of ${memoryId(Number(r.seq))}`));
+      content = new TextDecoder().decode(await this.#blobs.get(rawRef, String(r.sha256), `raw body of ${memoryId(Number(r.seq))}`));
     }
     return {
       id: memoryId(Number(r.seq)),

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { StateCorruptError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
 import { writeFileAtomic } from "./atomic.ts";
+import type { SqlExec } from "./sql.ts";
 
 /** A blob file's name as `writeBlob` makes it (anything else in raw_data/ is not ours to remove). */
 const BLOB_NAME = /^[a-z]+-[0-9a-f]{16}-[0-9a-f]{8}\.[a-z]+$/;
@@ -26,9 +27,9 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 /** Crash points (tests): `raw.after_temp_write`, `raw.after_temp_fsync`, `raw.after_rename`, `raw.after_dir_fsync`. */
 export function writeBlob(rawDir: string, prefix: string, bytes: Uint8Array, crash?: CrashPoint, ext = "txt"): Blob {
   const sha256 = sha256Hex(bytes);
-  const name = `${prefix}-${sha256.slice(0, 16)}-${randomBytes(4).toString("hex")}.${ext}`;
-  writeFileAtomic(join(rawDir, name), bytes, { mode: 0o600, label: "raw", crash });
-  return { ref: `raw_data/${name}`, size: bytes.length, sha256 };
+  const ref = blobRef(prefix, sha256, ext);
+  writeFileAtomic(join(rawDir, ref.slice("raw_data/".length)), bytes, { mode: 0o600, label: "raw", crash });
+  return { ref, size: bytes.length, sha256 };
 }
 
 function pathOf(rawDir: string, ref: string): string {
@@ -83,4 +84,46 @@ export function removeOrphanBlobs(rawDir: string, refs: ReadonlySet<string>, gra
     }
   }
   return removed;
+}
+
+/**
+ * Where a root's long bodies live: files under `raw_data/` (a local root) or rows of the `blobs`
+ * table (a root on a libSQL server, so no runner keeps part of a project on its own disk). Either
+ * way a blob is written before the row that names it, under a generated name, and checked
+ * against its sha256 when read.
+ */
+export interface BlobStore {
+  /**
+   * Writes a new blob. `within`: the write transaction the blob's row will commit in — a blob
+   * kept in the database goes into that same transaction (its connection is busy with it);
+   * a file is written at once either way.
+   */
+  put(prefix: string, bytes: Uint8Array, crash?: CrashPoint, ext?: string, within?: SqlExec): Promise<Blob>;
+  /** The bytes of `ref`; `StateCorruptError` when it is missing or does not match `sha256`. */
+  get(ref: string, sha256: string, what: string): Promise<Uint8Array>;
+  /** Removes a blob whose row did not commit (best effort). */
+  remove(ref: string): Promise<void>;
+  /** Removes blobs older than `graceMs` that none of `refs` names; returns their names. */
+  collectOrphans(refs: ReadonlySet<string>, graceMs: number): Promise<string[]>;
+}
+
+/** Blobs as files in a root's `raw_data/`. */
+export function fileBlobs(rawDir: string): BlobStore {
+  return {
+    put: (prefix, bytes, crash, ext) => Promise.resolve(writeBlob(rawDir, prefix, bytes, crash, ext)),
+    get: (ref, sha256, what) => {
+      try {
+        return Promise.resolve(readBlob(rawDir, ref, sha256, what));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    remove: (ref) => Promise.resolve(removeBlob(rawDir, ref)),
+    collectOrphans: (refs, graceMs) => Promise.resolve(removeOrphanBlobs(rawDir, refs, graceMs)),
+  };
+}
+
+/** A new blob's reference: `raw_data/<prefix>-<sha16>-<rand8>.<ext>` (also the name of a blob row). */
+export function blobRef(prefix: string, sha256: string, ext = "txt"): string {
+  return `raw_data/${prefix}-${sha256.slice(0, 16)}-${randomBytes(4).toString("hex")}.${ext}`;
 }

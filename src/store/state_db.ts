@@ -44,19 +44,25 @@ export class DbStateStore implements StateStore {
   readonly path: string;
   readonly #o: DbStateStoreOptions;
   #cache: { dv: number; state: TaskState | null } | null = null;
+  #lastKnown: TaskState | null = null;
 
   constructor(options: DbStateStoreOptions) {
     this.path = options.path;
     this.#o = options;
   }
 
+  lastKnown(): TaskState | null {
+    return this.#lastKnown;
+  }
+
   async load(): Promise<TaskState | null> {
-    if (!this.#o.cache) return this.#read(this.#o.conn);
+    if (!this.#o.cache) return (this.#lastKnown = await this.#read(this.#o.conn));
     const conn = this.#o.conn;
     const dv = conn.dataVersion ? await conn.dataVersion() : Number((await conn.run("PRAGMA data_version"))[0]?.data_version ?? -1);
     if (this.#cache && this.#cache.dv === dv) return this.#cache.state;
     const state = await this.#read(this.#o.conn);
     this.#cache = { dv, state: state && deepFreeze(state) };
+    this.#lastKnown = this.#cache.state;
     return this.#cache.state;
   }
 
@@ -135,11 +141,15 @@ export class DbStateStore implements StateStore {
 
   async transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
     const discards: (() => void)[] = [];
+    let saved: TaskState | null = null;
     try {
       const out = await this.#o.conn.write((x) =>
         fn({
           load: () => this.#read(x),
-          save: (state, expected) => this.#save(x, state, expected),
+          save: async (state, expected) => {
+            await this.#save(x, state, expected);
+            saved = state;
+          },
           quarantine: () => this.#quarantine(x),
           loadTask: (taskId) => this.#readTask(x, taskId),
           saveTask: (state, expected) => this.#saveTask(x, state, expected),
@@ -159,6 +169,7 @@ export class DbStateStore implements StateStore {
         })
       );
       this.#cache = null; // this connection's own commit does not move data_version
+      if (saved) this.#lastKnown = saved;
       return out;
     } catch (e) {
       this.#cache = null;

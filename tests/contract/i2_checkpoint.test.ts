@@ -7,6 +7,7 @@ import { REPO, run, scriptArgv } from "../helpers.ts";
 import { FailingMemory, RecordingMemory } from "./doubles.ts";
 import { readTask } from "../state_helpers.ts";
 import { contractWith, countCheckpoints, type Fixture, hasState, openFixture } from "./setup.ts";
+import { LOCAL_ONLY, TEST_STORE } from "../sqld.ts";
 
 const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
 
@@ -110,7 +111,7 @@ describe("I2: a checkpoint is in memory before its text is returned", () => {
     assert.equal((await fx.root.contract.status()).pending_checkpoint?.path, fx.root.paths.pending);
   });
 
-  test("a full disk (max_page_count) is a failed memory write, never a saved claim", async () => {
+  test("a full disk (max_page_count) is a failed memory write, never a saved claim", { skip: TEST_STORE === "sqld" ? LOCAL_ONLY : false }, async () => {
     await fx.root.contract.startTask("t");
     const pages = Number((await fx.root.db.execute("PRAGMA page_count")).rows[0]![0]);
     // the cap is per connection: set it on the one that commits the task state (this thread's)

@@ -7,6 +7,7 @@ import type { TaskContract } from "../../src/core/contract.ts";
 import { WriteGateViolation } from "../../src/core/errors.ts";
 import { readTask, writeTask } from "../state_helpers.ts";
 import { type Fixture, openFixture, openFixtureWith } from "./setup.ts";
+import { LOCAL_ONLY, TEST_STORE } from "../sqld.ts";
 
 function gateError(reason: string) {
   return (e: unknown) => {
@@ -104,7 +105,7 @@ describe("I3: a write lease covers one turn", () => {
     assert.equal((await c.recoverFromMemory({ force: true, by: "host" })).task!.turn_index, 3);
   });
 
-  test("a legacy writable state is revoked on load", async () => {
+  test("a legacy writable state is revoked on load", { skip: TEST_STORE === "sqld" ? LOCAL_ONLY : false }, async () => {
     // A v2 state file: no format, no turn fields, a persistent "writable" switch, found on open.
     await fx.close();
     fx = await openFixtureWith((dir) => {

@@ -4,6 +4,10 @@ import type { MemoryStore, NewMemory, StateStore } from "../../src/core/ports.ts
 import { Root } from "../../src/root.ts";
 import { systemClock, systemIds } from "../../src/store/system.ts";
 import { removeDir, tempDir } from "../helpers.ts";
+import { startSqld, TEST_STORE } from "../sqld.ts";
+import { TEST_STORE_FILE } from "../state_helpers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 export interface Fixture {
   dir: string;
@@ -19,6 +23,25 @@ export function openFixture(options: Parameters<typeof Root.open>[1] = {}): Prom
 export async function openFixtureWith(prepare: (dir: string) => void, options: Parameters<typeof Root.open>[1] = {}): Promise<Fixture> {
   const dir = tempDir();
   prepare(dir);
+  if (TEST_STORE === "sqld") {
+    // the same suite against a libSQL server: a server of its own (a database holds one project),
+    // this directory as the runner's local state (its pending file)
+    const server = await startSqld();
+    writeFileSync(join(dir, TEST_STORE_FILE), JSON.stringify({ url: server.url, project: "test" }));
+    const root = await Root.openServer({ url: server.url, project: "test", stateDir: dir }, options).catch(async (e) => {
+      await server.stop();
+      throw e;
+    });
+    return {
+      dir,
+      root,
+      async close() {
+        await root.close();
+        await server.stop();
+        removeDir(dir);
+      },
+    };
+  }
   const root = await Root.open(dir, options);
   return {
     dir,

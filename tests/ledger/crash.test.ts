@@ -4,6 +4,8 @@
  * with SIGSTOP while another claims its run. After each, A1-A4 must hold.
  */
 import assert from "node:assert/strict";
+import { localStateDir, openTestDb } from "../state_helpers.ts";
+import { testRoot } from "../sqld.ts";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -28,8 +30,7 @@ async function checkIntegrity(root: string): Promise<void> {
     const st = await s.result("task.status");
     assert.ok(st.task, "state.json parses and holds the task");
   });
-  const { Database } = await import("../../src/memory/db.ts");
-  const db = await Database.open("file://" + join(root, "memory.db"));
+  const db = await openTestDb(root);
   try {
     assert.equal((await db.execute("PRAGMA integrity_check")).rows[0]![0], "ok");
     // A3: nothing says completed without its outcome recorded
@@ -37,13 +38,13 @@ async function checkIntegrity(root: string): Promise<void> {
   } finally {
     await db.close();
   }
-  assert.deepEqual(readdirSync(join(root, ".longrun")).filter((n) => n.endsWith(".tmp")), []);
+  assert.deepEqual(readdirSync(localStateDir(root)).filter((n) => n.endsWith(".tmp")), []);
 }
 
 describe("receipts across SIGKILL (compiled binary)", () => {
   let root = "";
   beforeEach(async () => {
-    root = tempDir();
+    root = await testRoot();
     await session(root, async (s) => {
       await s.result("task.start", { description: "crash test" });
       await s.result("run.start", { owner: "exec-A", tools: ["fetch"] });

@@ -4,6 +4,7 @@ import type { Side } from "../../src/rpc/method.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
 import { RootRegistry } from "../../src/roots.ts";
 import { removeDir, tempDir } from "../helpers.ts";
+import { startSqld, TEST_STORE } from "../sqld.ts";
 
 export interface RpcError {
   code: number;
@@ -13,12 +14,21 @@ export interface RpcError {
 
 export class RpcFixture {
   readonly dir = tempDir();
+  /** Under LONGRUN_TEST_STORE=sqld, the root is on a libSQL server of its own (tests/sqld.ts). */
+  readonly #server = TEST_STORE === "sqld" ? startSqld() : null;
   readonly roots = new RootRegistry({ defaultRoot: this.dir, rootOptions: { searchInWorker: false } });
-  readonly d = new Dispatcher({ methods: allMethods(), roots: this.roots });
+  #d: Promise<Dispatcher> = this.#server
+    ? this.#server.then((s) => new Dispatcher({ methods: allMethods(), roots: new RootRegistry({ defaultRoot: null, server: { url: s.url, project: "test", stateDir: this.dir } }) }))
+    : Promise.resolve(new Dispatcher({ methods: allMethods(), roots: this.roots }));
   #id = 1;
 
+  /** The root the calls go to (local, or on the server). */
+  async root() {
+    return (await this.#d).roots.get();
+  }
+
   async call(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<{ result?: any; error?: RpcError }> {
-    return (await this.d.handleMessage({ jsonrpc: "2.0", id: this.#id++, method, params }, { side, via: "test" })) as { result?: any; error?: RpcError };
+    return (await (await this.#d).handleMessage({ jsonrpc: "2.0", id: this.#id++, method, params }, { side, via: "test" })) as { result?: any; error?: RpcError };
   }
 
   async ok(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<any> {
@@ -35,6 +45,10 @@ export class RpcFixture {
 
   async close(): Promise<void> {
     await this.roots.closeAll();
+    if (this.#server) {
+      await (await this.#d).roots.closeAll();
+      await (await this.#server).stop();
+    }
     removeDir(this.dir);
   }
 }

@@ -3,6 +3,7 @@
  * binary over stdio (`longrun serve`), with real SIGKILLs where a crash is the point.
  */
 import assert from "node:assert/strict";
+import { testRoot } from "../sqld.ts";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
@@ -13,8 +14,8 @@ const BINARY = TARGETS[0]!;
 describe("research-run rules through the binary", () => {
   let root = "";
   let s: Server;
-  beforeEach(() => {
-    root = tempDir();
+  beforeEach(async () => {
+    root = await testRoot();
     s = new Server(BINARY, ["serve", "--root", root]);
   });
   afterEach(async () => {
@@ -274,8 +275,8 @@ describe("research-run rules through the binary", () => {
 describe("the new methods are described", () => {
   let root = "";
   let s: Server;
-  before(() => {
-    root = tempDir();
+  before(async () => {
+    root = await testRoot();
     s = new Server(BINARY, ["serve", "--root", root]);
   });
   after(async () => {

@@ -8,6 +8,8 @@
  * report version older than the adjustment offered as its answer.
  */
 import assert from "node:assert/strict";
+import { localStateDir, openTestDb } from "../state_helpers.ts";
+import { testRoot } from "../sqld.ts";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Database } from "../../src/memory/db.ts";
@@ -20,7 +22,7 @@ const ADJUSTMENT = "Please include tracking error in the comparison too.";
 describe("seed 003 walkthrough: six stages, one SIGKILL", () => {
   let root = "";
   const ids: Record<string, string> = {};
-  before(() => (root = tempDir()));
+  before(async () => (root = await testRoot()));
   after(() => removeDir(root));
 
   test("the six stages, then the records", async () => {
@@ -212,7 +214,7 @@ describe("seed 003 walkthrough: six stages, one SIGKILL", () => {
       await reader.close();
     }
 
-    const db = await Database.open("file://" + join(root, "memory.db"));
+    const db = await openTestDb(root);
     try {
       assert.equal((await db.execute("PRAGMA integrity_check")).rows[0]![0], "ok");
       const overlapRuns = await db.execute({ sql: "SELECT COUNT(*) AS n FROM receipts WHERE idempotency_key = 'overlap-top10'" });

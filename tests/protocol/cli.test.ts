@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { copyFileSync, readdirSync, readFileSync } from "node:fs";
+import { testRoot } from "../sqld.ts";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
@@ -81,7 +82,7 @@ describe("the executable", () => {
 
   test("finish and recover for the person verifying: finish accepts a task waiting for verification; recover refuses a readable state unless forced", async () => {
     requireBinary();
-    const dir = tempDir();
+    const dir = await testRoot();
     try {
       const rpc = (lines: object[]) => run([BINARY, "serve", "--root", dir], { input: lines.map((l, i) => JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...l })).join("\n") + "\n" });
       await rpc([

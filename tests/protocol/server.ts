@@ -2,7 +2,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, until } from "../helpers.ts";
+import { REPO, rootArgv, until } from "../helpers.ts";
 
 export interface Target {
   name: string;
@@ -33,7 +33,7 @@ export class Server {
 
   constructor(target: Target, args: string[], env: Record<string, string> = {}) {
     if (target.argv[0] === BINARY || target.argv[0] === CRASH_BINARY) requireBinary(target.argv[0]);
-    this.child = spawn(target.argv[0]!, [...target.argv.slice(1), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(target.argv[0]!, [...target.argv.slice(1), ...rootArgv(args)], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
       this.#buf += d;
       let nl: number;

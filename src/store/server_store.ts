@@ -1,0 +1,88 @@
+/**
+ * A root on a libSQL server (`sqld`, or any libSQL endpoint): the URL of one database and the key
+ * of the project it holds. Task state, leases, turns, memory, the run ledger and every blob live
+ * in that database; the runner keeps only its pending-checkpoint file on its own disk (the seed's
+ * fallback when the server cannot be reached), in a directory of its own per URL and project.
+ *
+ * Given by flags (`--store URL --project KEY`) or the environment (`LONGRUN_STORE`,
+ * `LONGRUN_PROJECT`); the auth token only by the environment (`LONGRUN_STORE_TOKEN`), never a flag
+ * (flags show in `ps`).
+ */
+import { createHash } from "node:crypto";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export interface ServerStore {
+  url: string;
+  project: string;
+  authToken?: string;
+  /** This runner's local directory for the pending checkpoint. */
+  stateDir: string;
+}
+
+export const STORE_ENV = {
+  url: "LONGRUN_STORE",
+  project: "LONGRUN_PROJECT",
+  token: "LONGRUN_STORE_TOKEN",
+  stateDir: "LONGRUN_STATE_DIR",
+} as const;
+
+/** A project key: what a person would name a project, nothing that could be a path or a URL. */
+const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export class StoreConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreConfigError";
+  }
+}
+
+/** The name a server root goes by (in errors, logs and as the registry's key). */
+export function storeName(s: Pick<ServerStore, "url" | "project">): string {
+  return `${s.url}#${s.project}`;
+}
+
+/**
+ * The server store from flags, else the environment; null for a local root. Throws
+ * `StoreConfigError` naming what is wrong and what to pass.
+ */
+export function serverStoreFrom(
+  flags: { store?: string | null; project?: string | null; stateDir?: string | null },
+  env: Record<string, string | undefined> = process.env,
+): ServerStore | null {
+  const url = flags.store ?? env[STORE_ENV.url] ?? null;
+  const project = flags.project ?? env[STORE_ENV.project] ?? null;
+  if (url === null || url === "") {
+    if (project) throw new StoreConfigError(`a project key (${flags.project ? "--project" : STORE_ENV.project}) was given without a store; pass --store URL (or set ${STORE_ENV.url}) too`);
+    return null;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StoreConfigError(`--store ${JSON.stringify(url)} is not a URL; pass the libSQL server's URL, e.g. http://127.0.0.1:8080 or ws://db.internal:8080`);
+  }
+  if (!["http:", "https:", "ws:", "wss:", "libsql:"].includes(parsed.protocol)) {
+    throw new StoreConfigError(`--store ${JSON.stringify(url)}: the scheme must be http, https, ws, wss or libsql (a local root is a directory: use --root)`);
+  }
+  if (parsed.username || parsed.password || parsed.search) {
+    throw new StoreConfigError(`--store must not carry credentials or a query; put the auth token in ${STORE_ENV.token}`);
+  }
+  if (project === null || project === "") {
+    throw new StoreConfigError(`a store needs a project key: pass --project KEY (or set ${STORE_ENV.project}); it names the project the database holds`);
+  }
+  if (!PROJECT.test(project)) {
+    throw new StoreConfigError(`project key ${JSON.stringify(project)} is not valid: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  }
+  const clean = url.replace(/\/+$/, "");
+  const token = env[STORE_ENV.token];
+  const stateDir = flags.stateDir ?? env[STORE_ENV.stateDir] ?? defaultStateDir(clean, project, env);
+  return { url: clean, project, authToken: token && token !== "" ? token : undefined, stateDir };
+}
+
+/** `$XDG_STATE_HOME/longrun/<hash of URL and project>` (else `~/.local/state/…`). */
+export function defaultStateDir(url: string, project: string, env: Record<string, string | undefined> = process.env): string {
+  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
+  const id = createHash("sha256").update(`${url}\n${project}`).digest("hex").slice(0, 16);
+  return join(base, "longrun", `${project}-${id}`);
+}
