@@ -21,7 +21,7 @@ import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
 import { removeOrphanTemps } from "./store/atomic.ts";
 import { type BlobStore, fileBlobs } from "./store/blobs.ts";
 import { dbBlobs } from "./store/db_blobs.ts";
-import { type ServerStore, storeName } from "./store/server_store.ts";
+import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "./store/server_store.ts";
 import { crashPointsFromEnv } from "./store/crash.ts";
 import { FilePendingStore } from "./store/pending_file.ts";
 import { readCheckpointLang } from "./store/root_settings.ts";
@@ -124,7 +124,7 @@ export function serverPaths(store: ServerStore): RootPaths {
     dir: storeName(store),
     longrun: store.stateDir,
     state: join(store.stateDir, "state.json"),
-    pending: join(store.stateDir, "pending_checkpoint.json"),
+    pending: serverPendingPath(store),
     lock: join(store.stateDir, "lock"),
     settings: join(store.stateDir, "settings.json"),
     memoryDb: store.url,
@@ -251,7 +251,7 @@ export class Root {
     mkdirSync(store.stateDir, { recursive: true, mode: 0o700 });
     removeOrphanTemps(store.stateDir);
     const paths = serverPaths(store);
-    const db = await Database.open(store.url, { authToken: store.authToken });
+    const db = await Database.open(store.url, { authToken: store.authToken, sessionFile: serverSessionPath(store) });
     let sliceSize: number;
     try {
       await migrate(db);

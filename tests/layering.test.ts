@@ -85,6 +85,27 @@ describe("the per-event hook path", () => {
   });
   test("the check can fail: the serve command reaches libSQL", () => {
     const reach = [...staticClosure(join(REPO, "src", "cli", "serve.ts"))];
-    assert.ok(reach.some((f) => f === "pkg:@libsql/client"));
+    assert.ok(reach.some((f) => f === "pkg:libsql"));
+  });
+});
+
+describe("the status page (src/http/page)", () => {
+  const PAGE = join(REPO, "src", "http", "page");
+  /** Import specifiers of a file that bring code at run time (`import type` brings none). */
+  const runtimeImports = (file: string) =>
+    [...readFileSync(file, "utf8").matchAll(/^\s*import\s(?!type\b)[^;]*?from\s+["']([^"']+)["']/gms)].map((m) => resolve(dirname(file), m[1]!));
+
+  test("the browser script imports nothing at run time: it is served from its own text", () => {
+    assert.deepEqual(runtimeImports(join(PAGE, "client.ts")), []);
+  });
+  test("the page reads and acts only through the dispatcher: no store, memory, ledger or root imported for running code", () => {
+    const below = ["store", "memory", "ledger"].map((d) => join(REPO, "src", d) + "/");
+    for (const file of filesUnder(PAGE)) {
+      const bad = runtimeImports(file).filter((t) => below.some((b) => t.startsWith(b)) || t.endsWith("/src/root.ts") || t.endsWith("/src/roots.ts"));
+      assert.deepEqual(bad, [], relative(REPO, file));
+    }
+  });
+  test("the check can fail: the HTTP command imports the root registry", () => {
+    assert.ok(runtimeImports(join(REPO, "src", "cli", "http.ts")).some((t) => t.endsWith("/src/roots.ts")));
   });
 });

@@ -23,6 +23,7 @@ import { loadOwn } from "../runtime/load.ts";
 import { openSyncSqlite, syncConn } from "../runtime/sqlite.ts";
 import type { Root } from "../root.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
+import { serverPendingPath, serverSessionPath, serverStoreFrom } from "../store/server_store.ts";
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
@@ -81,8 +82,20 @@ function noTaskStore(path: string): StateStore {
  * `.longrun/state.json` (or an older schema) is opened once with libSQL to move it into the database.
  */
 export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000): Promise<{ contract: TaskContract; state: StateStore; close: () => void }> {
-  const p = paths(root);
   const crash = crashPointsFromEnv();
+  const server = serverStoreFrom({}, process.env);
+  if (server) {
+    // the root is on a libSQL server (LONGRUN_STORE): the lease is read there, never from a cache;
+    // a server that cannot be reached is an error, and the gate's caller denies (fails closed)
+    const { openClient, remoteConn, RemoteSession } = await import("../store/remote_conn.ts");
+    const client = openClient(server.url, server.authToken);
+    const session = new RemoteSession(client, serverSessionPath(server));
+    const state = new DbStateStore({ conn: remoteConn(session, server.url), path: server.url, clock: systemClock, crash });
+    const pending = new FilePendingStore(serverPendingPath(server), crash);
+    const contract = new TaskContract({ state, pending, memory: NO_MEMORY, clock: systemClock, ids: systemIds, crash });
+    return { contract, state, close: () => client.close() };
+  }
+  const p = paths(root);
   const needsRoot = existsSync(p.legacyState) || (existsSync(p.db) && (await schemaOf(p.db, lockTimeoutMs)) < STATE_IN_DB_VERSION);
   if (needsRoot) await (await openRoot(root, lockTimeoutMs)).close();
   let state: StateStore;
@@ -169,7 +182,8 @@ function leaseLine(t: TaskState, marker: string): string {
 /** Opens the full root (libSQL, memory) only on the paths that need memory. */
 async function openRoot(root: string, lockTimeoutMs: number): Promise<Root> {
   const { Root } = await loadOwn<typeof import("../root.ts")>("root");
-  return Root.open(root, { searchInWorker: false, lockTimeoutMs });
+  const server = serverStoreFrom({}, process.env);
+  return server ? Root.openServer(server, { searchInWorker: false, lockTimeoutMs }) : Root.open(root, { searchInWorker: false, lockTimeoutMs });
 }
 
 /**

@@ -11,8 +11,7 @@
  * not wait for a writer). One-shot processes (a hook, the CLI) and the search Worker use one
  * connection on their own thread. A server URL goes through `@libsql/client`.
  */
-import { type Client, createClient } from "@libsql/client/web";
-import { StorageError } from "../core/errors.ts";
+import { classifyRemote, openClient, RemoteSession } from "../store/remote_conn.ts";
 import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./db_types.ts";
 import { classifyStorage } from "../store/storage_fault.ts";
 import { releaseStatements, SyncDb } from "./sync_db.ts";
@@ -139,29 +138,10 @@ class WorkerBackend implements Backend {
   }
 }
 
-/**
- * A server's failure as what it is: an SQL error stays as it is (classified like a local one); a
- * connection refused, reset or timed out, a WebSocket closed, a 5xx — the server is unreachable; a
- * 401/403 — it refused this runner.
- */
-export function classifyRemote(e: unknown, url: string): unknown {
-  if (e instanceof StorageError) return e;
-  const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
-  const code = typeof err?.code === "string" ? err.code : "";
-  const msg = typeof err?.message === "string" ? err.message : String(e);
-  if (code.startsWith("SQLITE_") && !/SQLITE_(IOERR|CANTOPEN)/.test(code)) return e;
-  if (/HTTP status 40[13]\b|AUTH_|unauthorized|forbidden/i.test(msg + " " + code)) return new StorageError("refused", url, msg, e);
-  if (
-    /fetch failed|ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|Unable to connect|socket|network|WebSocket|HRANA_(WEBSOCKET|CLOSED)|HTTP status 5\d\d|timed? ?out|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|dns|STREAM_EXPIRED|closed/i
-      .test(msg + " " + code + " " + String(err?.name ?? ""))
-  ) return new StorageError("unreachable", url, msg, e);
-  return e;
-}
-
 /** A libSQL server. */
 class RemoteBackend implements Backend {
   readonly split = false;
-  constructor(readonly client: Client) {}
+  constructor(readonly session: RemoteSession) {}
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.write(fn);
   }
@@ -169,37 +149,23 @@ class RemoteBackend implements Backend {
     return this.write((tx) => runScript(steps, (sql, args) => tx.execute({ sql, args })));
   }
   async run(sql: string, args: InArgs): Promise<ResultRows> {
-    return toRows(await this.client.execute({ sql, args: [...args] as never }));
+    return toRows(await this.session.execute(sql, args));
   }
-  read(sql: string, args: InArgs) {
-    return this.run(sql, args);
+  async read(sql: string, args: InArgs): Promise<ResultRows> {
+    return toRows(await this.session.read(sql, args));
   }
   async values(sql: string, args: InArgs): Promise<unknown[][]> {
-    const rs = await this.client.execute({ sql, args: [...args] as never });
+    const rs = await this.session.read(sql, args);
     return rs.rows.map((r) => Array.from(r as ArrayLike<unknown>));
   }
   async dataVersion(): Promise<number> {
-    return Number((await this.client.execute("PRAGMA data_version")).rows[0]?.[0] ?? -1);
+    return Number((await this.session.read("PRAGMA data_version")).rows[0]?.[0] ?? -1);
   }
-  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = await this.client.transaction("write");
-    try {
-      const out = await fn({ execute: async (s) => toRows(await tx.execute({ sql: norm(s).sql, args: [...(norm(s).args ?? [])] as never })) });
-      await tx.commit();
-      return out;
-    } catch (e) {
-      try {
-        await tx.rollback();
-      } catch {
-        // the transaction is already gone; the original error matters
-      }
-      throw e;
-    } finally {
-      tx.close();
-    }
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.session.write((run) => fn({ execute: async (s) => toRows(await run(norm(s).sql, norm(s).args ?? [])) }));
   }
   close() {
-    this.client.close();
+    this.session.client.close();
     return Promise.resolve();
   }
 }
@@ -210,6 +176,8 @@ function toRows(rs: { rows: unknown[]; rowsAffected: number; lastInsertRowid: bi
 
 export interface OpenOptions {
   authToken?: string;
+  /** A server: where this runner's processes share the highest write they made (reads are never older; store/remote_conn.ts). */
+  sessionFile?: string;
   busyTimeoutMs?: number;
   /** Local databases: write through the writer Worker (long-lived processes) or on this thread. */
   writes?: "worker" | "inline";
@@ -237,7 +205,7 @@ export class Database {
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const busy = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
     if (!url.startsWith("file:")) {
-      return new Database(url, new RemoteBackend(createClient({ url, authToken: options.authToken })));
+      return new Database(url, new RemoteBackend(new RemoteSession(openClient(url, options.authToken), options.sessionFile ?? null)));
     }
     const path = decodeURIComponent(new URL(url).pathname);
     let local: SyncDb;

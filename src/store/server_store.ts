@@ -86,3 +86,13 @@ export function defaultStateDir(url: string, project: string, env: Record<string
   const id = createHash("sha256").update(`${url}\n${project}`).digest("hex").slice(0, 16);
   return join(base, "longrun", `${project}-${id}`);
 }
+
+/** This runner's pending checkpoint for the root on a server (the hook and the servers agree on it). */
+export function serverPendingPath(store: Pick<ServerStore, "stateDir">): string {
+  return join(store.stateDir, "pending_checkpoint.json");
+}
+
+/** The highest write this runner's processes made to the server (reads wait for it on a replica). */
+export function serverSessionPath(store: Pick<ServerStore, "stateDir">): string {
+  return join(store.stateDir, "write_seq");
+}

@@ -1,0 +1,159 @@
+/**
+ * A libSQL server through `@libsql/client/web` (fetch and WebSocket: no native module, so the
+ * per-call hook can use it too): the client, a write transaction, the task state's `SqlConn`, and
+ * a server's failures as what they are for the caller.
+ */
+import { type Client, createClient, type InValue, type ResultSet } from "@libsql/client/web";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { StorageError } from "../core/errors.ts";
+import type { SqlArg, SqlConn, SqlRow } from "./sql.ts";
+
+export function openClient(url: string, authToken?: string): Client {
+  return createClient({ url, authToken });
+}
+
+/** The database's write counter: every write transaction of longrun moves it on, in the same commit. */
+const SEQ_TABLE = "CREATE TABLE IF NOT EXISTS write_seq (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)";
+const SEQ_BUMP = "INSERT INTO write_seq(id, n) VALUES (1, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1 RETURNING n";
+const SEQ_READ = "SELECT COALESCE((SELECT n FROM write_seq WHERE id = 1), 0) AS n";
+
+/** How long a read waits for a replica to catch up with this runner's own writes before asking the primary. */
+const CATCH_UP_MS = 2_000;
+
+const READ_SQL = /^\s*(SELECT|WITH|PRAGMA|EXPLAIN|VALUES)\b/i;
+
+/**
+ * A runner's session with a libSQL server: reads are never older than the runner's own writes,
+ * also when the URL is a read replica (which forwards writes to its primary but answers reads
+ * from what it has replicated so far). Every write transaction moves the database's `write_seq`
+ * on in its own commit, and the runner remembers the highest value it wrote — in memory and in
+ * `sessionFile` (shared by this runner's processes: a hook sees what the server before it wrote).
+ * A read runs together with a read of `write_seq` in one read transaction; when the replica is
+ * behind, the read is repeated until it has caught up, and after `CATCH_UP_MS` it is sent to the
+ * primary (a write-mode batch is forwarded there).
+ */
+export class RemoteSession {
+  #own = 0;
+  #ready: Promise<void> | null = null;
+
+  constructor(readonly client: Client, readonly sessionFile: string | null = null) {}
+
+  /** Makes the counter exist (once per session; forwarded to the primary from a replica). */
+  #prepare(): Promise<void> {
+    return (this.#ready ??= this.client.execute(SEQ_TABLE).then(() => {}, (e) => {
+      this.#ready = null;
+      throw e;
+    }));
+  }
+
+  #mine(): number {
+    if (this.sessionFile) {
+      try {
+        const n = Number(readFileSync(this.sessionFile, "utf8"));
+        if (Number.isSafeInteger(n) && n > this.#own) this.#own = n;
+      } catch {
+        // no file yet: nothing written by this runner
+      }
+    }
+    return this.#own;
+  }
+
+  #wrote(n: number): void {
+    if (n <= this.#own) return;
+    this.#own = n;
+    if (this.sessionFile) {
+      try {
+        writeFileSync(`${this.sessionFile}.tmp`, String(n), { mode: 0o600 });
+        renameSync(`${this.sessionFile}.tmp`, this.sessionFile);
+      } catch {
+        // best effort: this process still knows; another one waits less
+      }
+    }
+  }
+
+  /** One statement: a read (never older than this runner's writes) or a write (in its own transaction). */
+  execute(sql: string, args: readonly unknown[] = []): Promise<ResultSet> {
+    return READ_SQL.test(sql) ? this.read(sql, args) : this.write((run) => run(sql, args));
+  }
+
+  async read(sql: string, args: readonly unknown[] = []): Promise<ResultSet> {
+    const want = this.#mine();
+    if (want === 0) return this.client.execute({ sql, args: [...args] as InValue[] });
+    const deadline = Date.now() + CATCH_UP_MS;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      try {
+        const [seq, rs] = await this.client.batch([SEQ_READ, { sql, args: [...args] as InValue[] }], "read");
+        if (Number(seq!.rows[0]!.n) >= want) return rs!;
+      } catch (e) {
+        // a replica that has not even replicated the counter yet is behind too
+        if (!/no such table: write_seq/.test(String((e as Error)?.message))) throw e;
+      }
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    // the replica is far behind: the primary answers (a write-mode batch is forwarded to it)
+    const [, rs] = await this.client.batch([SEQ_READ, { sql, args: [...args] as InValue[] }], "write");
+    return rs!;
+  }
+
+  /** Runs `fn` in one write transaction: committed (with the counter moved on) when it returns, rolled back when it throws. */
+  async write<T>(fn: (run: (sql: string, args: readonly unknown[]) => Promise<ResultSet>) => Promise<T>): Promise<T> {
+    await this.#prepare();
+    const tx = await this.client.transaction("write");
+    try {
+      const out = await fn((sql, args) => tx.execute({ sql, args: [...args] as InValue[] }));
+      const seq = Number((await tx.execute(SEQ_BUMP)).rows[0]!.n);
+      await tx.commit();
+      this.#wrote(seq);
+      return out;
+    } catch (e) {
+      try {
+        await tx.rollback();
+      } catch {
+        // the transaction is already gone; the original error matters
+      }
+      throw e;
+    } finally {
+      tx.close();
+    }
+  }
+}
+
+/**
+ * A server's failure as what it is: an SQL error stays as it is (classified like a local one); a
+ * connection refused, reset or timed out, a WebSocket closed, a 5xx — the server is unreachable; a
+ * 401/403 — it refused this runner.
+ */
+export function classifyRemote(e: unknown, url: string): unknown {
+  if (e instanceof StorageError) return e;
+  const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
+  const code = typeof err?.code === "string" ? err.code : "";
+  const msg = typeof err?.message === "string" ? err.message : String(e);
+  if (code.startsWith("SQLITE_") && !/SQLITE_(IOERR|CANTOPEN)/.test(code)) return e;
+  if (/HTTP status 40[13]\b|AUTH_|unauthorized|forbidden/i.test(msg + " " + code)) return new StorageError("refused", url, msg, e);
+  if (
+    /fetch failed|ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|Unable to connect|socket|network|WebSocket|HRANA_(WEBSOCKET|CLOSED)|HTTP status 5\d\d|timed? ?out|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|dns|STREAM_EXPIRED|closed/i
+      .test(msg + " " + code + " " + String(err?.name ?? ""))
+  ) return new StorageError("unreachable", url, msg, e);
+  return e;
+}
+
+/**
+ * The task state's connection to a server, every failure classified (`classifyRemote`): what a
+ * hook process reads the lease through when the root is on a server. It never answers from a
+ * cache, so it can never let a write through on a lease the server no longer holds.
+ */
+export function remoteConn(session: RemoteSession, url: string): SqlConn {
+  const rows = (rs: ResultSet) => rs.rows as unknown as SqlRow[];
+  const guard = async <T>(op: () => Promise<T>): Promise<T> => {
+    try {
+      return await op();
+    } catch (e) {
+      throw classifyRemote(e, url);
+    }
+  };
+  return {
+    run: (sql: string, args: readonly SqlArg[] = []) => guard(async () => rows(await session.execute(sql, args))),
+    write: (fn) => guard(() => session.write((run) => fn({ run: async (sql, args = []) => rows(await run(sql, args)) }))),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * A root on a libSQL server, through the real binary: configuration errors, the project a database
+ * holds, the seed's fallback when the server is unreachable (the gate fails closed, a checkpoint
+ * goes to the runner's pending file and is replayed exactly once when the server is back), the
+ * hook reading the lease on the server, and WebSocket URLs.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { createClient } from "@libsql/client/web";
+import { removeDir, run, tempDir } from "../helpers.ts";
+import { decision, hook } from "../hooks/hook_run.ts";
+import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { type Sqld, sqldMissing, startSqld } from "../sqld.ts";
+
+const skip = sqldMissing();
+
+function runner(url: string, project: string, stateDir: string, env: Record<string, string> = {}): Server {
+  return new Server({ name: "binary", argv: [BINARY] }, ["serve", "--store", url, "--project", project, "--state-dir", stateDir], env);
+}
+
+/** Checkpoint records in the server's database, counted there. */
+async function checkpointsIn(url: string): Promise<number> {
+  const c = createClient({ url });
+  try {
+    return Number((await c.execute("SELECT COUNT(*) AS n FROM memories WHERE dedupe_key LIKE 'checkpoint:%'")).rows[0]!.n);
+  } finally {
+    c.close();
+  }
+}
+
+describe("a root on a libSQL server (the binary against sqld)", { skip }, () => {
+  let db: Sqld;
+  const dirs: string[] = [];
+  const dir = () => {
+    const d = tempDir();
+    dirs.push(d);
+    return d;
+  };
+  before(async () => {
+    requireBinary();
+    db = await startSqld();
+  });
+  after(async () => {
+    await db.stop();
+    for (const d of dirs) removeDir(d);
+  });
+
+  test("bad store settings end the command at start with one line saying what to pass; nothing is opened", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--store", "ftp://127.0.0.1:1", "--project", "p"], /scheme must be http, https, ws, wss or libsql/],
+      [["--store", db.url], /needs a project key: pass --project KEY/],
+      [["--store", `http://user:pw@127.0.0.1:1`, "--project", "p"], /must not carry credentials.*LONGRUN_STORE_TOKEN/],
+      [["--store", db.url, "--project", "../etc"], /project key "\.\.\/etc" is not valid/],
+      [["--store", db.url, "--project", "p", "--root", "/tmp"], /--root and --store name two different roots/],
+      [["--project", "p"], /without a store; pass --store URL/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run([BINARY, "serve", ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split("\n").length, 1);
+    }
+  });
+
+  test("one database holds one project: a runner with another project key is refused, naming both; the first is untouched", async () => {
+    const a = runner(db.url, "alpha", dir());
+    const b = runner(db.url, "beta", dir());
+    try {
+      await a.result("task.start", { description: "alpha's task" });
+      const e = await b.error("task.status");
+      assert.equal(e.code, -32602);
+      assert.match(e.message, /holds project "alpha", not "beta"/);
+      assert.equal(((await a.result("task.status")) as { task: { description: string } }).task.description, "alpha's task");
+      // a call naming another root is refused too (a server store serves its one project)
+      assert.match((await a.error("task.status", { root: "/tmp" })).message, /serves project alpha/);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("server unreachable: the gate refuses (fails closed), a checkpoint goes to the runner's pending file, and the server's return replays it exactly once", async () => {
+    const own = await startSqld();
+    const state = dir();
+    const s = runner(own.url, "p", state);
+    try {
+      await s.result("task.start", { description: "outage" });
+      await s.result("writes.enable", { reason: "edit" });
+      assert.equal(((await s.result("writes.require", { action: "edit a.ts" })) as { ok: boolean }).ok, true);
+      await own.kill();
+
+      const gate = await s.error("writes.require", { action: "edit a.ts" });
+      assert.equal(gate.data.kind, "storage_error");
+      assert.equal(gate.data.reason, "unreachable");
+      assert.match(gate.message, /libSQL server is unreachable/);
+
+      const cp = await s.error("task.checkpoint", { summary: "done half", next_step: "the other half" });
+      assert.equal(cp.data.kind, "checkpoint_write_error");
+      assert.equal(cp.data.pending_path, join(state, "pending_checkpoint.json"));
+      assert.ok(existsSync(cp.data.pending_path), "kept on the runner's disk");
+
+      await own.start();
+      // back: the pending checkpoint still keeps the gate closed until it is replayed
+      const still = await s.error("writes.require", { action: "edit a.ts" });
+      assert.equal(still.data.kind, "write_gate_violation");
+      const r1 = (await s.result("task.resume")) as { replayed: { created: boolean } | null; task: { next_step: string; access_mode: string } };
+      assert.equal(r1.replayed?.created, true);
+      assert.equal(r1.task.next_step, "the other half", "the checkpoint's state was applied");
+      assert.equal(r1.task.access_mode, "read_only");
+      assert.equal(existsSync(join(state, "pending_checkpoint.json")), false);
+      const r2 = (await s.result("task.resume")) as { replayed: unknown };
+      assert.equal(r2.replayed, null, "replayed once");
+      assert.equal(await checkpointsIn(own.url), 1);
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  });
+
+  test("the hook reads the lease on the server: allowed while granted, denied when not, denied when the server is unreachable", async () => {
+    const own = await startSqld();
+    const project = dir();
+    const state = dir();
+    const env = { LONGRUN_STORE: own.url, LONGRUN_PROJECT: "p", LONGRUN_STATE_DIR: state };
+    const s = runner(own.url, "p", state);
+    const write = { tool_name: "Write", tool_input: { file_path: join(project, "a.txt"), content: "x" } };
+    try {
+      await s.result("task.start", { description: "hooked" });
+      assert.equal(decision(await hook(project, "PreToolUse", write, env)), "deny");
+      await s.result("writes.enable", { reason: "edit" });
+      const allowed = await hook(project, "PreToolUse", write, env);
+      assert.notEqual(decision(allowed), "deny", allowed.stdout + allowed.stderr);
+      // nothing of the root is on the project's disk: the lease came from the server
+      assert.equal(existsSync(join(project, ".longrun", "memory.db")), false);
+      assert.equal(existsSync(join(project, "memory.db")), false);
+      await own.kill();
+      const down = await hook(project, "PreToolUse", write, env);
+      assert.equal(decision(down), "deny");
+      assert.match(down.stdout + down.stderr, /unreachable/);
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  });
+
+  test("a WebSocket URL works the same: tasks, memory with a long body in the database, CJK search", async () => {
+    const s = runner(db.ws, "ws-project", dir());
+    const other = await startSqld();
+    const w = runner(other.ws, "ws-project", dir());
+    try {
+      await w.result("task.start", { description: "over ws" });
+      const long = "数据库 " + "x".repeat(20_000);
+      const saved = (await w.result("memory.save", { type: "note", title: "长文", content: long })) as { id: string };
+      assert.equal(((await w.result("memory.get", { id: saved.id })) as { record: { content: string } }).record.content, long);
+      const hits = (await w.result("memory.search", { query: "数据" })) as { hits: { id: string }[] };
+      assert.deepEqual(hits.hits.map((h) => h.id), [saved.id]);
+    } finally {
+      await s.close();
+      await w.close();
+      await other.stop();
+    }
+  });
+});
