@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every check, in order: install (from the lock file), type-check, build the executable, the
-# suite under Bun, the suite under Deno (both include the protocol suite against the binary and
+# Every check, in order: install (from the lock file), type-check, build the executable, libSQL's
+# server for the server-store tests, the suite under Bun, the suite under Deno, the shared suites
+# against sqld (both include the protocol suite against the binary and
 # against `deno run`), then the Python client's tests against the binary. Runs everything, prints each runner's summary,
 # and exits non-zero if any step failed.
 set -uo pipefail
@@ -35,8 +36,13 @@ step "build dist/longrun-crashtest (crash points kept, for the crash tests)" "$B
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/longrun-tests-XXXXXX")
 export TMPDIR="$TEST_TMP"
 
+# libSQL's server (sqld, pinned in tools/sqld): tests/server and the suites below start their own on 127.0.0.1
+step "libSQL server for the server-store tests (scripts/sqld.sh)" bash scripts/sqld.sh
 step "tests on Bun" "$BIN/bun" test --timeout 60000 ./tests/
 step "tests on Deno" "$BIN/deno" test -A --no-check tests/
+# one suite, two stores: the contract, run-ledger and protocol suites again, each root on a libSQL server
+step "contract, run ledger and protocol against sqld (Bun)" env LONGRUN_TEST_STORE=sqld "$BIN/bun" test --timeout 60000 ./tests/contract ./tests/ledger ./tests/protocol
+step "contract, run ledger and protocol against sqld (Deno)" env LONGRUN_TEST_STORE=sqld "$BIN/deno" test -A --no-check tests/contract tests/ledger tests/protocol
 step "Python client (unittest, against dist/longrun)" python3 -m unittest discover -s clients/python
 step "demo (dist/longrun demo)" ./dist/longrun demo
 
