@@ -126,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
     case "serve":
       return (await import("./serve.ts")).runServe({ root, maxRoots, server });
     case "mcp":
-      return (await import("./mcp.ts")).runMcp({ root, tools: values.tools as string | undefined });
+      return (await import("./mcp.ts")).runMcp({ root, tools: values.tools as string | undefined, server });
     case "http": {
       // flags, else LONGRUN_* variables (src/cli/http_config.ts); a bad value is one line and exit 2
       const { ConfigError, httpConfig } = await import("./http_config.ts");
@@ -137,7 +137,7 @@ export async function main(argv: string[]): Promise<number> {
         if (!(e instanceof ConfigError)) throw e;
         return usage(e.message);
       }
-      return (await import("./http.ts")).runHttp(config);
+      return (await import("./http.ts")).runHttp({ ...config, server });
     }
     case "demo":
       return (await import("./demo.ts")).runDemo(undefined, values.keep === true);

@@ -1,21 +1,45 @@
-/** `longrun mcp [--root DIR]`: the MCP server over stdio (agent side only). */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+/**
+ * `longrun mcp [--root DIR] [--tools SET]`: the MCP server over stdio (agent side only), for one
+ * root. `--tools` picks the tools: `default`, `research`, `all`, or a comma list of set and tool
+ * names; a name that is neither stops the start (exit 2) with the list of what exists.
+ */
+import { loadHookConfig } from "../hooks/config.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { LineTransport } from "../mcp/stdio.ts";
+import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../roots.ts";
+import type { ServerStore } from "../store/server_store.ts";
 import { rootAtStart } from "./root_arg.ts";
 
-export async function runMcp(options: { root: string | null }): Promise<number> {
-  const root = rootAtStart(options.root);
-  if (root === null) return 2;
-  const roots = new RootRegistry({ defaultRoot: root, allow: [root] });
+/** The root's approval marker (its hook settings), or the default when they cannot be read. */
+function approveMarker(root: string): string | undefined {
+  try {
+    return loadHookConfig(root).approve_marker;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runMcp(options: { root: string | null; tools?: string | null; server?: ServerStore | null }): Promise<number> {
+  let tools;
+  try {
+    tools = selectTools(options.tools);
+  } catch (e) {
+    if (!(e instanceof ToolSetError)) throw e;
+    process.stderr.write(`longrun: ${e.message}\n`);
+    return 2;
+  }
+  // one root: the directory, or the project on a libSQL server (--store)
+  const root = options.server ? null : rootAtStart(options.root);
+  if (root === null && !options.server) return 2;
+  const roots = options.server ? new RootRegistry({ defaultRoot: null, server: options.server }) : new RootRegistry({ defaultRoot: root, allow: [root!] });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
-  const server = createMcpServer({ dispatcher, caller: { side: "agent", via: "mcp" } });
-  const transport = new StdioServerTransport();
+  const server = createMcpServer({ dispatcher, caller: { side: "agent", via: "mcp" }, tools, approve: root ? approveMarker(root) : undefined });
+  const transport = new LineTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.on("end", () => resolve());
   });
   await server.connect(transport);
   await closed;

@@ -1,22 +1,25 @@
 /**
  * The HTTP API, a Hono app: `POST /rpc` (the same dispatcher and schemas as stdio), `GET /v1/status`,
- * MCP over Streamable HTTP at `/mcp`, `GET /metrics` (host token), and the probes `GET /health`
- * (liveness) and `GET /ready` (the default root answers a read). Before any other routing it refuses
- * a `Host` that is not the served host and a foreign `Origin` (DNS rebinding); bodies over the limit
- * get 413 before any work; every route but the probes needs a bearer token, which decides the side.
- * The probes answer `{"ok": …}` and nothing else, to anyone: a Kubernetes probe sends the pod's IP
- * as `Host` and no token.
+ * MCP over Streamable HTTP at `/mcp`, `GET /metrics` (host token), the status page at `GET /` and
+ * `/page/…` (src/http/page/, when given), and the probes `GET /health` (liveness) and `GET /ready`
+ * (the default root answers a read). Before any other routing it refuses a `Host` that is not the
+ * served host and a foreign `Origin` (DNS rebinding); bodies over the limit get 413 before any
+ * work; every route but the probes needs a bearer token, which decides the side (the page also
+ * takes its own session). The probes answer `{"ok": …}` and nothing else, to anyone: a Kubernetes
+ * probe sends the pod's IP as `Host` and no token.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { LIMITS } from "../core/limits.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
 import { Dispatcher, errorResponse } from "../rpc/dispatcher.ts";
 import { type ErrorObject, httpStatusOf, toErrorObject } from "../rpc/errors.ts";
 import type { Caller, Side } from "../rpc/method.ts";
 import { type Logger, logPath, oneLine, rootHash } from "./log.ts";
 import { Metrics } from "./metrics.ts";
+import type { StatusPage } from "./page/routes.ts";
 import { readiness } from "./ready.ts";
 import { sideChecker, type Tokens } from "./tokens.ts";
 
@@ -34,6 +37,10 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** Readiness for `/ready` (default: the dispatcher's default root opens and answers a trivial read). */
   ready?: () => Promise<boolean>;
+  /** The status page at `GET /` (none when absent). */
+  page?: StatusPage;
+  /** The server answers for several roots (`--allow-root`): MCP tools at `/mcp` then take a `root` argument. */
+  mcpSeveralRoots?: boolean;
 }
 
 /** What one HTTP request did, for its log line and metrics. */
@@ -146,6 +153,16 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     }),
   );
 
+  // the status page checks its own viewers (a bearer token, or a page session: see src/http/page/)
+  options.page?.mount(app, {
+    sideOf,
+    caller: (side, via, c) => caller(side, via, (c as Context<Env>).env?.trace),
+    seen: (side, c) => {
+      const trace = (c as Context<Env>).env?.trace;
+      if (trace) trace.side = side;
+    },
+  });
+
   app.use("*", async (c, next) => {
     const side = sideOf(c.req.header("authorization"));
     if (!side) {
@@ -198,7 +215,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
       metrics.gate("http", "refused", "wrong_side");
       return problem(c, 403, "unauthorized", "MCP is the agent side", "Use the agent token for /mcp; the host token is for /rpc");
     }
-    const server = createMcpServer({ dispatcher: options.dispatcher, caller: caller("agent", "mcp-http", c.env?.trace) });
+    // `/mcp?tools=research` (or all, or a comma list of set and tool names): the tools offered, default the default set
+    let tools;
+    try {
+      tools = selectTools(c.req.query("tools"));
+    } catch (e) {
+      if (!(e instanceof ToolSetError)) throw e;
+      return problem(c, 400, "invalid_params", "Unknown MCP tool set", e.message.replace("in --tools", "in ?tools="));
+    }
+    const server = createMcpServer({ dispatcher: options.dispatcher, caller: caller("agent", "mcp-http", c.env?.trace), tools, severalRoots: options.mcpSeveralRoots });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -220,7 +245,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   app.onError((e, c) => problem500(e, c.env?.trace));
 
   app.notFound((c) =>
-    problem(c, 404, "not_found", "No such route", `${c.req.method} ${c.req.path} does not exist; routes: POST /rpc, GET /v1/status, /mcp, GET /metrics, GET /health, GET /ready`),
+    problem(c, 404, "not_found", "No such route", `${c.req.method} ${c.req.path} does not exist; routes: POST /rpc, GET /v1/status, /mcp, GET /metrics, GET /health, GET /ready${options.page ? ", GET / (status page)" : ""}`),
   );
 
   /** Every request ends here: its metrics and its log line. */

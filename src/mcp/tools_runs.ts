@@ -1,0 +1,267 @@
+/**
+ * The long-research-run tools of `--tools research`, part one: runs and their ownership, tool
+ * effects recorded before and after (receipts), budgets. Part two is tools_deliverables.ts.
+ */
+import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
+import {
+  A, ADDS, B, bool, BUDGET, ENDS, I, int, list, listOf, nullable, num, O, object, oneOf, READS, RECEIPT, RUN, S, SETTLES, shape, str,
+  type JsonSchema, type ToolDef,
+} from "./tool_def.ts";
+
+export const RESEARCH: ToolDef["sets"] = ["research"];
+
+export const runId = str('The run, e.g. "R_0001"');
+export const epoch = int("Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1");
+const owner = str('Who runs it: a name for this executor, e.g. "worker-1"');
+export const strings = (what: string, example: string) => list(`${what}, e.g. ${example}`);
+
+const amounts: Record<string, JsonSchema> = {
+  requests: num("Model requests, e.g. 1"),
+  input_tokens: num("Input tokens, e.g. 1200"),
+  output_tokens: num("Output tokens, e.g. 300"),
+  tool_calls: num("Tool calls, e.g. 2"),
+  cost: num("Cost in your currency unit, e.g. 0.04"),
+};
+
+const budgetParam = (what: string) =>
+  object(
+    `${what}: limits per dimension (${BUDGET_DIMENSIONS.join(", ")}), optional deadline (ISO time) and wall_seconds; {} means no limits, e.g. {"requests": 50, "cost": 2}`,
+  );
+
+export const runTools: ToolDef[] = [
+  {
+    name: "run_start",
+    method: "run.start",
+    description: "Start a research run of the current task, with what it may use and its budget. Returns the run with ownership number (epoch) 1.",
+    params: {
+      owner,
+      tools: strings("Tools the run may use", '["web_search", "fetch"]'),
+      sources: strings('Sources it may consult (exact; "*" for any)', '["https://arxiv.org/abs/2401.01234"]'),
+      scope: strings("What it covers", '["2020-2025 papers"]'),
+      budget: budgetParam("Its budget"),
+      constraints: strings("The user's constraints, verbatim", '["no paywalled sources"]'),
+    },
+    required: ["owner"],
+    output: shape({ run: RUN }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_get",
+    method: "run.get",
+    description: "Observe a run without touching it (after a reconnect): status, owner, question, budget, effects of unknown outcome, open items, events.",
+    params: { run_id: runId },
+    required: ["run_id"],
+    output: shape({ run: RUN, question: S, budget: BUDGET, unknown_receipts: A, open_items: A, events: A }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_list",
+    method: "run.list",
+    description: "The runs of the current task (or of every task), with status, owner, budget and open items, and the total spend.",
+    params: {
+      task_id: str('Another task\'s runs, e.g. "T_20261130_120000_ab12"'),
+      all_tasks: bool("true for the runs of every task, e.g. true"),
+    },
+    output: shape({ task_id: nullable(S), runs: listOf(RUN), total: O }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_claim",
+    method: "run.claim",
+    description:
+      "Take over a run after a crash, under a new ownership number: the old owner's writes are refused from now on; effects it began but never settled become unknown (check them, never just redo them).",
+    params: { run_id: runId, owner },
+    required: ["run_id", "owner"],
+    output: shape({ run: RUN, newly_unknown: listOf(RECEIPT) }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_continue",
+    method: "run.continue",
+    description:
+      "A new run that continues an ended one in the current task: same or narrower permissions, a budget of its own, the parent's unknown effects as open items.",
+    params: {
+      parent_run_id: str('The run to continue, e.g. "R_0001"'),
+      owner,
+      budget: budgetParam("The new run's budget (required; the parent's spend is not inherited)"),
+      tools: strings("Narrower tool list (default: the parent's)", '["fetch"]'),
+      sources: strings("Narrower source list (default: the parent's)", '["https://arxiv.org/abs/2401.01234"]'),
+      scope: strings("Narrower scope (default: the parent's)", '["2024 papers"]'),
+    },
+    required: ["parent_run_id", "owner", "budget"],
+    output: shape({ run: RUN, open_items: A }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_checkpoint",
+    method: "run.checkpoint",
+    description: "Save the run's working summary: what is settled and what is still open. run_get and run_claim return the newest.",
+    params: {
+      run_id: runId,
+      epoch,
+      settled: strings("Facts established", '["3 of 5 sources read"]'),
+      open: strings("Questions still open", '["compare with the 2023 survey"]'),
+      note: str('Anything else, e.g. "source 4 was down"'),
+    },
+    required: ["run_id", "epoch", "settled", "open"],
+    output: shape({ checkpoint: shape({ epoch: I, settled: A, open: A }) }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_park",
+    method: "run.park",
+    description: "Set a running run aside while it waits for something outside. Nothing wakes it by itself: run_wake does.",
+    params: { run_id: runId, epoch, waiting_for: str('What it waits for, e.g. "the user\'s API key"') },
+    required: ["run_id", "epoch", "waiting_for"],
+    output: shape({ run: RUN }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_wake",
+    method: "run.wake",
+    description: "Wake a parked run; it keeps its identity, recorded effects and budget.",
+    params: { run_id: runId, epoch, reason: str('What changed, e.g. "key received"') },
+    required: ["run_id", "epoch"],
+    output: shape({ run: RUN }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_yield",
+    method: "run.yield",
+    description: "Record that the current model request was stopped so the next one takes in the user's adjustment. The run keeps running (this is not a cancel).",
+    params: {
+      run_id: runId,
+      epoch,
+      reason: str('Why, e.g. "the user narrowed the question"'),
+      request_id: str('The stopped request\'s receipt, e.g. "RC_0007"'),
+      adjustment_id: str('The adjustment it yields to, e.g. "ADJ_0001"'),
+    },
+    required: ["run_id", "epoch", "reason"],
+    output: shape({ run: RUN }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_cancel",
+    method: "run.cancel",
+    description: "Stop the whole run because the user asked to (recorded as a cancel, not a yield). It cannot be resumed.",
+    params: { run_id: runId, epoch, reason: str('The user\'s reason, e.g. "no longer needed"') },
+    required: ["run_id", "epoch", "reason"],
+    output: shape({ run: RUN }),
+    hints: ENDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_finish",
+    method: "run.finish",
+    description: "End a run with its outcome and the gaps still open (finishing never claims the gaps are closed).",
+    params: {
+      run_id: runId,
+      epoch,
+      outcome: str('What the run produced, e.g. "report v2 saved"'),
+      gaps: strings("What is still missing", '["no data for 2025"]'),
+      status: oneOf(["finished", "failed"], 'How it ended (default "finished"), e.g. "failed"'),
+    },
+    required: ["run_id", "epoch", "outcome"],
+    output: shape({ run: RUN }),
+    hints: ENDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "receipt_begin",
+    method: "receipt.begin",
+    description:
+      "Record a tool call before you make it (give args or args_digest). If the same idempotency_key already completed, its recorded result comes back with replayed: true: do not run it again.",
+    params: {
+      run_id: runId,
+      epoch,
+      tool: str('The tool you will call, e.g. "fetch"'),
+      idempotency_key: str('Stable across retries of the same effect, e.g. "fetch:https://example.org/a"'),
+      args: object('The call\'s arguments (hashed here), e.g. {"url": "https://example.org/a"}'),
+      args_digest: str('Or the sha256 hex of them, e.g. "9f86d081884c7d65…"'),
+    },
+    required: ["run_id", "epoch", "tool", "idempotency_key"],
+    output: shape({ receipt: RECEIPT, replayed: B }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "receipt_settle",
+    method: "receipt.settle",
+    description: "Record how a recorded tool call ended: completed (with where its result is) or failed (with the error). An unknown one needs evidence.",
+    params: {
+      run_id: runId,
+      epoch,
+      receipt_id: str('From receipt_begin, e.g. "RC_0003"'),
+      outcome: oneOf(["completed", "failed"], 'e.g. "completed"'),
+      result_ref: str('Where the result is (needed for completed), e.g. "C_0002"'),
+      error: str('What went wrong (for failed), e.g. "HTTP 503"'),
+      evidence: str('How you know, for an effect whose outcome was unknown, e.g. "the page exists at …"'),
+    },
+    required: ["run_id", "epoch", "receipt_id", "outcome"],
+    output: shape({ receipt: RECEIPT }),
+    hints: SETTLES,
+    sets: RESEARCH,
+  },
+  {
+    name: "receipt_list",
+    method: "receipt.list",
+    description: "A run's recorded tool calls, optionally only those with one status (unknown ones stay until settled with evidence).",
+    params: { run_id: runId, status: oneOf(["begun", "completed", "failed", "unknown"], 'e.g. "unknown"') },
+    required: ["run_id"],
+    output: shape({ receipts: listOf(RECEIPT) }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
+    name: "budget_charge",
+    method: "budget.charge",
+    description:
+      "Record what was spent (always, also past a limit). An amount you do not know: unknown: true (or a list of dimensions); it counts as unknown, never zero, until budget_reconcile.",
+    params: {
+      run_id: runId,
+      epoch,
+      ...amounts,
+      unknown: { type: ["boolean", "array"], items: { type: "string" }, description: 'true, or the dimensions whose amount is unknown, e.g. ["cost"]' },
+      note: str('What it was for, e.g. "search round 3"'),
+    },
+    required: ["run_id", "epoch"],
+    output: shape({ charge_id: S, budget: BUDGET }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "budget_reconcile",
+    method: "budget.reconcile",
+    description: "Record what a charge of unknown amount really cost, with evidence; the original record is kept.",
+    params: {
+      run_id: runId,
+      epoch,
+      charge_id: str('The unknown charge, e.g. "CH_0004"'),
+      ...amounts,
+      evidence: str('Where the amount comes from, e.g. "provider invoice line 12"'),
+    },
+    required: ["run_id", "epoch", "charge_id", "evidence"],
+    output: shape({ budget: BUDGET }),
+    hints: SETTLES,
+    sets: RESEARCH,
+  },
+  {
+    name: "budget_status",
+    method: "budget.status",
+    description: "A run's limits, spend, unknown charges, what remains (null where uncertain), time left, and whether new effects are allowed.",
+    params: { run_id: runId },
+    required: ["run_id"],
+    output: shape({ budget: BUDGET }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+];

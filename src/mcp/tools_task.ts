@@ -1,0 +1,200 @@
+/**
+ * The task, write-approval and memory tools: the default set a coding agent uses, plus the rarer
+ * task tools of `--tools all`. Descriptions are written for the model; the table is checked
+ * against the protocol's schemas by tests/mcp/definitions.test.ts.
+ */
+import { TASK_STATUSES } from "../core/status.ts";
+import { A, ADDS, B, ENDS, I, int, list, listOf, nullable, O, oneOf, READS, S, shape, str, TASK, type ToolDef } from "./tool_def.ts";
+
+const CODING: ToolDef["sets"] = ["default", "research"];
+
+export const taskTools: ToolDef[] = [
+  {
+    name: "task_status",
+    method: "task.status",
+    description:
+      "The current task (null if none): the user's request, status, next step, whether changes are approved in this turn.",
+    params: {},
+    output: shape({ task: nullable(O), pending_checkpoint: nullable(O), runs: A }),
+    hints: READS,
+    sets: CODING,
+  },
+  {
+    name: "task_start",
+    method: "task.start",
+    description:
+      "Start a task for a new user request and make it current. Searches project memory first; returns related memories. Changes start unapproved.",
+    params: {
+      description: str('The user\'s request in their words, e.g. "Fix the flaky login test"'),
+    },
+    required: ["description"],
+    output: shape({ task: O, memories: A }),
+    hints: ADDS,
+    sets: CODING,
+  },
+  {
+    name: "task_resume",
+    method: "task.resume",
+    description:
+      "Continue the current task after a pause, restart or lost context: a new turn, changes unapproved. Returns the task and recent memories.",
+    params: {},
+    output: shape({ task: O, memories: A }),
+    hints: ADDS,
+    sets: CODING,
+  },
+  {
+    name: "writes_require",
+    method: "writes.require",
+    description:
+      "Call before every change (file edit, command that writes), naming it. ok: true if the user approved it in this turn; else an error saying what to do.",
+    params: { action: str('The change, e.g. "edit src/login.ts"') },
+    required: ["action"],
+    output: shape({ ok: B, turn: I }),
+    // not read-only: a lapsed approval is revoked, and an approval with a use count records each use
+    hints: ADDS,
+    sets: CODING,
+  },
+  {
+    name: "writes_request",
+    method: "writes.request",
+    description:
+      "Ask the user to approve changes. Recorded, never granted here: the user approves (e.g. types /approve), then writes_require passes.",
+    params: {
+      reason: str('What and why, e.g. "fix the parser null check"'),
+      scope: list('Glob patterns of what you need, e.g. ["src/**"]'),
+    },
+    required: ["reason"],
+    output: shape({ requested: B, granted: B }),
+    hints: ADDS,
+    sets: CODING,
+  },
+  {
+    name: "task_checkpoint",
+    method: "task.checkpoint",
+    description:
+      "Save where the task stands to memory, to go on after a restart or context reset. Pauses the task and ends approval unless kind is progress.",
+    params: {
+      summary: str('Done and open, e.g. "Parser fixed; 2 tests fail"'),
+      next_step: str('The next action, e.g. "run the parser tests"'),
+      kind: oneOf(["manual", "progress"], 'progress: keep working; manual (default): pause. e.g. "progress"'),
+    },
+    required: ["summary", "next_step"],
+    output: shape({ text: S, memory_id: S, task: O }),
+    hints: ADDS,
+    sets: CODING,
+  },
+  {
+    name: "task_finish",
+    method: "task.finish",
+    description: "Mark the current task completed and save its outcome to memory. Only when the work is done.",
+    params: { summary: str('The outcome, e.g. "Fixed: test raced token refresh"') },
+    output: shape({ task: O, memory_id: S }),
+    hints: ENDS,
+    sets: CODING,
+  },
+  {
+    name: "task_transition",
+    method: "task.transition",
+    description:
+      "Move the current task to another status: blocked (waiting on something), waiting_verification (done, for the user to check), in_progress, paused or failed. Leaving in_progress ends write approval.",
+    params: {
+      to: oneOf(TASK_STATUSES, 'The new status, e.g. "waiting_verification"'),
+      reason: str('Why, e.g. "done; please review the diff"'),
+    },
+    required: ["to", "reason"],
+    output: shape({ task: TASK }),
+    hints: ENDS,
+    sets: [],
+  },
+  {
+    name: "task_list",
+    method: "task.list",
+    description: "Every task of this project, newest first, with its status and which one is current.",
+    params: {},
+    output: shape({ tasks: listOf(shape({ task_id: S, status: S, current: B })) }),
+    hints: READS,
+    sets: [],
+  },
+  {
+    name: "task_switch",
+    method: "task.switch",
+    description: "Make another open task current (from task_list). The turn ends; the task switched to starts with writes unapproved.",
+    params: {
+      task_id: str('The task to switch to, e.g. "T_20261130_120000_ab12"'),
+      reason: str('Why, e.g. "back to the parser work"'),
+    },
+    required: ["task_id"],
+    output: shape({ task: TASK }),
+    hints: ADDS,
+    sets: [],
+  },
+  {
+    name: "task_recover",
+    method: "task.recover",
+    description:
+      "Rebuild a lost or unreadable task state from the newest checkpoint in project memory; begins a new turn with writes unapproved. Only when task_status reports the state unreadable or missing.",
+    params: {},
+    output: shape({ task: nullable(TASK), memory_id: nullable(S) }),
+    hints: ADDS,
+    sets: [],
+  },
+];
+
+export const memoryTools: ToolDef[] = [
+  {
+    name: "memory_search",
+    method: "memory.search",
+    description:
+      "Search project memory (notes, decisions, past checkpoints) before investigating again; memory_get reads a hit in full.",
+    params: {
+      query: str('Words to find, e.g. "login timeout"'),
+      limit: int("Hits per page (default 10, max 50), e.g. 5"),
+      cursor: str('next_cursor of the last page, e.g. "o10"'),
+    },
+    required: ["query"],
+    output: shape({ hits: A, next_cursor: nullable(S) }),
+    hints: READS,
+    sets: CODING,
+  },
+  {
+    name: "memory_get",
+    method: "memory.get",
+    description: "Read one memory record in full.",
+    params: { id: str('Record id, e.g. "S_0012"') },
+    required: ["id"],
+    output: shape({ record: O }),
+    hints: READS,
+    sets: CODING,
+  },
+  {
+    name: "memory_save",
+    method: "memory.save",
+    description: "Save a note to project memory for later sessions: a finding, decision or pitfall. Returns its id.",
+    params: {
+      type: str('Lowercase label, e.g. "decision"'),
+      title: str('One line, e.g. "Auth uses JWT cookies"'),
+      content: str('The note, e.g. "Chose cookies because…"'),
+      keywords: list('Extra search words, e.g. ["auth"]'),
+    },
+    required: ["type", "title", "content"],
+    output: shape({ id: S, created: B }),
+    hints: ADDS,
+    sets: CODING,
+  },
+  {
+    name: "memory_save_many",
+    method: "memory.save_many",
+    description: "Save up to 1,000 notes in one go (an import); returns their ids in order.",
+    params: {
+      items: list('The notes, each {type, title, content, keywords?}, e.g. [{"type": "note", "title": "CI", "content": "CI runs on push"}]', {
+        type: "object",
+        properties: { type: { type: "string" }, title: { type: "string" }, content: { type: "string" }, keywords: { type: "array", items: { type: "string" } } },
+        required: ["type", "title", "content"],
+      }),
+    },
+    required: ["items"],
+    output: shape({ ids: listOf(S), count: I }),
+    hints: ADDS,
+    sets: [],
+  },
+];

@@ -1,0 +1,137 @@
+/**
+ * Refusals in the MCP client's words: the tool to call next by its MCP name, what the user must
+ * do (type /approve), never a JSON-RPC method name; the error's kind and fields along in `_meta`.
+ * Invalid arguments are JSON-RPC -32602 with one short sentence. Real processes: the binary over
+ * MCP, and `longrun serve` on the same root for the host's grants and turns.
+ */
+import assert from "node:assert/strict";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { removeDir, tempDir } from "../helpers.ts";
+import { Server, TARGETS } from "../protocol/server.ts";
+import { type Mcp, RPC_METHOD_NAME, startMcp } from "./helpers.ts";
+
+describe("MCP refusals name MCP tools and the user's next step (SDK client, compiled binary)", () => {
+  let root = "";
+  let mcp: Mcp | null = null;
+  let host: Server | null = null;
+  beforeEach(() => {
+    root = tempDir();
+  });
+  afterEach(async () => {
+    await mcp?.close();
+    await host?.close();
+    mcp = null;
+    host = null;
+    removeDir(root);
+  });
+  const hostSide = () => (host ??= new Server(TARGETS[0]!, ["serve", "--root", root]));
+  /** A refusal whose text names no JSON-RPC method and no "host". */
+  const refused = async (name: string, args: Record<string, unknown> = {}) => {
+    const r = await mcp!.refused(name, args);
+    assert.doesNotMatch(r.text, RPC_METHOD_NAME, `${name}: ${r.text}`);
+    assert.doesNotMatch(r.text, /\bthe host\b|\blease\b/, `${name}: ${r.text}`);
+    return r;
+  };
+
+  test("the write check: no task, read-only, outside the scope, uses spent, a new turn: each says what to call or ask", async () => {
+    mcp = await startMcp(root, ["--tools", "all"]);
+    const none = await refused("writes_require", { action: "edit src/a.ts" });
+    assert.equal(none.data.kind, "no_active_task");
+    assert.match(none.text, /call task_start/);
+
+    await mcp.ok("task_start", { description: "edit things" });
+    const readOnly = await refused("writes_require", { action: "edit src/a.ts" });
+    assert.deepEqual([readOnly.data.kind, readOnly.data.reason], ["write_gate_violation", "read_only"]);
+    assert.match(readOnly.text, /ask the user to approve \(they type \/approve/);
+    assert.match(readOnly.text, /writes_request/);
+
+    await hostSide().result("writes.enable", { reason: "src only", scope: ["src/**"], max_uses: 1 });
+    const outside = await refused("writes_require", { action: "edit docs/a.md" });
+    assert.equal(outside.data.reason, "out_of_scope");
+    assert.match(outside.text, /outside what the user approved \(src\/\*\*\)/);
+    await mcp.ok("writes_require", { action: "edit src/a.ts" });
+    const spent = await refused("writes_require", { action: "edit src/b.ts" });
+    assert.equal(spent.data.reason, "uses_exhausted");
+    assert.match(spent.text, /Ask the user to approve again \(they type \/approve/);
+
+    await hostSide().result("writes.enable", { reason: "again" });
+    await hostSide().result("turn.begin", {});
+    const ended = await mcp.refused("writes_require", { action: "edit src/a.ts" });
+    assert.match(ended.data.reason, /read_only|stale_lease/);
+    assert.match(ended.text, /ask the user to approve/i);
+  });
+
+  test("the approval words are the project's own marker when its hook settings name one", async () => {
+    mkdirSync(join(root, ".longrun"), { recursive: true });
+    writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ approve_marker: "/allow" }));
+    mcp = await startMcp(root);
+    await mcp.ok("task_start", { description: "t" });
+    const r = await refused("writes_require", { action: "edit a" });
+    assert.match(r.text, /they type \/allow/);
+  });
+
+  test("task refusals: paused, finished twice, waiting for the user's verification, an unknown memory", async () => {
+    mcp = await startMcp(root, ["--tools", "all"]);
+    await mcp.ok("task_start", { description: "t" });
+    await mcp.ok("task_checkpoint", { summary: "s", next_step: "n" });
+    const paused = await refused("task_transition", { to: "waiting_verification", reason: "done" });
+    assert.equal(paused.data.kind, "transition_error");
+    await mcp.ok("task_resume");
+    await mcp.ok("task_transition", { to: "waiting_verification", reason: "done, please review" });
+    const verify = await refused("task_finish", { summary: "self-accepted" });
+    assert.equal(verify.data.kind, "unauthorized");
+    assert.match(verify.text, /only the user/);
+    await hostSide().result("task.finish", { summary: "accepted" });
+    const again = await refused("task_finish", { summary: "again" });
+    assert.equal(again.data.kind, "transition_error");
+    assert.match(again.text, /already completed.*call task_start/);
+    const missing = await refused("memory_get", { id: "S_9999" });
+    assert.equal(missing.data.kind, "not_found");
+    assert.match(missing.text, /memory_search/);
+  });
+
+  test("run refusals name the run tools: no task, a stale ownership number", async () => {
+    mcp = await startMcp(root, ["--tools", "research"]);
+    const noTask = await refused("run_start", { owner: "w" });
+    assert.equal(noTask.data.kind, "no_active_task");
+    assert.match(noTask.text, /task_start/);
+    await mcp.ok("task_start", { description: "research" });
+    const run = (await mcp.ok("run_start", { owner: "w1" })).run;
+    await mcp.ok("run_claim", { run_id: run.run_id, owner: "w2" });
+    const stale = await refused("run_park", { run_id: run.run_id, epoch: 1, waiting_for: "x" });
+    assert.equal(stale.data.kind, "stale_epoch");
+    assert.match(stale.text, /run_claim/);
+  });
+
+  test("a tool outside the set is named as such, with how to add it", async () => {
+    mcp = await startMcp(root);
+    const r = await mcp.protocolError("run_start", { owner: "w" });
+    assert.equal(r.code, -32602);
+    assert.match(r.message, /not offered by this server.*--tools research/);
+  });
+
+  test("invalid arguments are -32602 with one short sentence naming the argument", async () => {
+    mcp = await startMcp(root);
+    const cases: [unknown, RegExp][] = [
+      [[1, 2], /arguments must be an object of named values, not an array/],
+      ["edit a", /arguments must be an object of named values, not a string/],
+      [{}, /"action" is required/],
+      [{ action: 5 }, /"action" must be a string, got 5/],
+      [{ action: "a", extra: true }, /unknown argument "extra"; it takes action/],
+      [{ action: "a\u0000b" }, /action/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await mcp.protocolError("writes_require", args);
+      assert.equal(r.code, -32602, JSON.stringify(args));
+      assert.match(r.message, message);
+      assert.ok(r.message.length < 200, `short: ${r.message}`);
+      assert.doesNotMatch(r.message, RPC_METHOD_NAME);
+    }
+    const enumBad = await mcp.protocolError("task_checkpoint", { summary: "s", next_step: "n", kind: 3 });
+    assert.match(enumBad.message, /"kind"/);
+    const noName = await mcp.client.request({ method: "tools/call", params: { arguments: {} } } as never, (await import("@modelcontextprotocol/sdk/types.js")).CallToolResultSchema).catch((e) => e);
+    assert.equal(noName.code, -32602);
+  });
+});
