@@ -96,7 +96,7 @@ describe("the status page (src/http/page)", () => {
     [...readFileSync(file, "utf8").matchAll(/^\s*import\s(?!type\b)[^;]*?from\s+["']([^"']+)["']/gms)].map((m) => resolve(dirname(file), m[1]!));
 
   test("the browser script imports nothing at run time: it is served from its own text", () => {
-    assert.deepEqual(runtimeImports(join(PAGE, "client.ts")), []);
+    for (const f of ["client.ts", "client_views.ts"]) assert.deepEqual(runtimeImports(join(PAGE, f)), [], f);
   });
   test("the page reads and acts only through the dispatcher: no store, memory, ledger or root imported for running code", () => {
     const below = ["store", "memory", "ledger"].map((d) => join(REPO, "src", d) + "/");

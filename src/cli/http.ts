@@ -1,13 +1,14 @@
 /**
  * `longrun http`: the HTTP API, configured by flags or environment (src/cli/http_config.ts). Binds
  * loopback unless told otherwise (a non-loopback address also needs --expose). Prints one JSON
- * line on stdout with the URL and the token file; logs (requests, errors, start and stop) go to
- * stderr as text or JSON lines. SIGTERM or SIGINT: stops listening, lets calls in flight finish,
+ * line on stdout with the URL, the token file and the status page's one-time login link; logs
+ * (requests, errors, start and stop) go to stderr as text or JSON lines. SIGTERM or SIGINT: stops listening, lets calls in flight finish,
  * closes the roots, removes the token file, exit 0.
  */
 import { createHttpApp } from "../http/app.ts";
 import { Logger, oneLine } from "../http/log.ts";
 import { Metrics } from "../http/metrics.ts";
+import { StatusPage } from "../http/page/routes.ts";
 import { readiness } from "../http/ready.ts";
 import { removeTokenFile, TOKEN_ENV, tokenFilePath, writeTokenFile } from "../http/tokens.ts";
 import { Dispatcher } from "../rpc/dispatcher.ts";
@@ -15,6 +16,7 @@ import { toErrorObject } from "../rpc/errors.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../roots.ts";
 import { rootPaths } from "../root.ts";
+import { mkdirSync } from "node:fs";
 import { type HttpListener, serveHttp } from "../runtime/index.ts";
 import { type HttpConfig, LOOPBACK } from "./http_config.ts";
 
@@ -24,7 +26,8 @@ export const HTTP_DEFAULT_LEASE_TTL_SECONDS = 600;
 export async function runHttp(o: HttpConfig): Promise<number> {
   const log = new Logger(o.logFormat);
   const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
-  const tokenFile = tokenFilePath(rootPaths(o.root).longrun);
+  // a root on a libSQL server keeps the token file in this runner's state directory
+  const tokenFile = tokenFilePath(o.server ? o.server.stateDir : rootPaths(o.root).longrun);
   let signal: string | null = null;
   const stopped = new Promise<void>((resolve) => {
     for (const s of ["SIGTERM", "SIGINT"] as const) process.on(s, () => ((signal ??= s), resolve()));
@@ -39,12 +42,13 @@ export async function runHttp(o: HttpConfig): Promise<number> {
   process.on("uncaughtException", crash);
   process.on("unhandledRejection", crash);
 
-  const roots = new RootRegistry({ defaultRoot: o.root, allow: [o.root, ...o.allowRoots], maxOpen: o.maxRoots });
+  const roots = new RootRegistry({ defaultRoot: o.root, allow: [o.root, ...o.allowRoots], maxOpen: o.maxRoots, server: o.server });
+  if (o.server) mkdirSync(o.server.stateDir, { recursive: true, mode: 0o700 }); // the token file goes there before the server is reached
   try {
     await roots.get(); // lays out the default root (its .longrun/ holds the token file)
   } catch (e) {
     const err = toErrorObject(e);
-    log.event("error", "start_failed", { kind: String(err.data?.kind ?? "internal") }, `cannot open the root ${o.root}: ${oneLine(err.message)}`);
+    log.event("error", "start_failed", { kind: String(err.data?.kind ?? "internal") }, `cannot open the root ${roots.defaultRoot ?? o.root}: ${oneLine(err.message)}`);
     await roots.closeAll();
     return 1;
   }
@@ -71,7 +75,8 @@ export async function runHttp(o: HttpConfig): Promise<number> {
   const ready = readiness(roots, {
     onChange: (ok, why) => (ok ? log.event("info", "ready") : log.event("error", "not_ready", { kind: why?.kind, message: why ? oneLine(why.message) : undefined })),
   });
-  const app = createHttpApp({ dispatcher, tokens: o.tokens, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS, log, metrics, ready });
+  const page = new StatusPage({ dispatcher, defaultRoot: roots.defaultRoot ?? o.root, allowRoots: o.server ? [] : o.allowRoots, cookieName: `longrun_page_${listener.port}` });
+  const app = createHttpApp({ dispatcher, tokens: o.tokens, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS, log, metrics, ready, page, mcpSeveralRoots: o.allowRoots.length > 0 });
   fetch = (req) => app.fetch(req);
   const url = `http://${hostPart}:${listener.port}`;
   try {
@@ -83,17 +88,19 @@ export async function runHttp(o: HttpConfig): Promise<number> {
     return 1;
   }
   const tokens = o.tokensFromEnv ? "environment" : "file";
-  process.stdout.write(JSON.stringify({ url, token_file: tokenFile, tokens }) + "\n");
+  // the page's login link works once: it goes to whoever started the server (stdout), never to the log
+  process.stdout.write(JSON.stringify({ url, token_file: tokenFile, tokens, page: page.startLink(url) }) + "\n");
   log.event(
     "info",
     "start",
-    { url, root: o.root, token_file: tokenFile, tokens, log_format: o.logFormat },
-    `HTTP API on ${url} (root ${o.root}); ` +
+    { url, root: roots.defaultRoot ?? o.root, token_file: tokenFile, tokens, log_format: o.logFormat },
+    `HTTP API on ${url} (root ${roots.defaultRoot ?? o.root}); ` +
       (o.tokensFromEnv ? `tokens from ${TOKEN_ENV.host} and ${TOKEN_ENV.agent} (not written to ${tokenFile})` : `tokens in ${tokenFile}`),
   );
 
   await stopped;
   log.event("info", "stopping", { signal }, `${signal}: stopping (calls in flight finish first)`);
+  page.close(); // live page streams never finish by themselves
   await listener.stop();
   await dispatcher.drained();
   await roots.closeAll();

@@ -9,6 +9,7 @@ import type { LogFormat } from "../http/log.ts";
 import { LOG_FORMATS } from "../http/log.ts";
 import { type Tokens, TokenEnvError, tokensFrom } from "../http/tokens.ts";
 import { InvalidRootError, resolveRoot } from "../root.ts";
+import type { ServerStore } from "../store/server_store.ts";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -30,6 +31,8 @@ export const LOOPBACK: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", 
 export interface HttpConfig {
   /** The real path of the default root. */
   root: string;
+  /** A root on a libSQL server instead (`--store`, `LONGRUN_STORE`): then the only root. */
+  server?: ServerStore | null;
   host: string;
   port: number;
   /** Real paths of the directories roots named by callers must be in (besides the default root). */

@@ -94,7 +94,7 @@ export const L = {
   adjustReceive: params({ text: longText(), run_id: v.optional(runId) }),
   adjustHandoff: params({ adjustment_id: shortText(), run_id: runId, epoch, request_id: shortText() }),
   adjustSatisfy: params({ adjustment_id: shortText(), artifact: name, version }),
-  adjustList: params({}),
+  adjustList: params({ task_id: taskIdField() }),
   artifactPut: params({
     name,
     kind: v.picklist(["draft", "increment", "full"]),
@@ -112,7 +112,7 @@ export const L = {
     ),
   }),
   artifactGet: params({ name, version: v.optional(version), attachment: v.optional(name) }),
-  artifactList: params({ name: v.optional(name) }),
+  artifactList: params({ name: v.optional(name), task_id: taskIdField() }),
   artifactMark: params({ name, version, mark: v.picklist(["preview", "saved", "exported", "opened"]), ok: v.optional(v.boolean()), detail: v.optional(shortText(0)) }),
   contextPut: params({ label: shortText(), content, source: v.optional(shortText()), run_id: v.optional(runId), epoch: v.optional(epoch) }),
   contextShare: params({ ref: contextRef, task_id: taskId() }),

@@ -47,11 +47,11 @@ export const deliverableMethods = [
   method({
     name: "adjust.list",
     side: "agent",
-    summary: "The current task's adjustments: verbatim text, the latest handoff and satisfaction, and every stage in history",
+    summary: "The current task's adjustments (or another's, by task_id): verbatim text, the latest handoff and satisfaction, and every stage in history",
     params: L.adjustList,
     lane: "read",
     readOnly: true,
-    handler: async ({ root }) => ({ adjustments: await root.deliverables.adjustments(await currentTaskId(root)) }),
+    handler: async ({ root }, p) => ({ adjustments: await root.deliverables.adjustments(p.task_id ?? (await currentTaskId(root))) }),
   }),
   method({
     name: "artifact.put",
@@ -93,11 +93,11 @@ export const deliverableMethods = [
   method({
     name: "artifact.list",
     side: "agent",
-    summary: "Versions of the current task's artifacts: kind, supersedes / superseded_by, marks, attachments",
+    summary: "Versions of the current task's artifacts (or another's, by task_id): kind, supersedes / superseded_by, marks, attachments",
     params: L.artifactList,
     lane: "read",
     readOnly: true,
-    handler: async ({ root }, p) => ({ artifacts: await root.deliverables.list(await currentTaskId(root), p.name) }),
+    handler: async ({ root }, p) => ({ artifacts: await root.deliverables.list(p.task_id ?? (await currentTaskId(root)), p.name) }),
   }),
   method({
     name: "artifact.mark",

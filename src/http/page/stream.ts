@@ -1,0 +1,94 @@
+/**
+ * Live updates for the status page as server-sent events: each open page gets a stream that reads
+ * the snapshot every few hundred milliseconds and sends it when it changed (another process, a
+ * `longrun serve` on the same root, say, changes state this server is never told about). A
+ * comment line keeps an idle stream alive; a stream ends after a while (the page reconnects), when
+ * the page goes away, or when the server stops.
+ */
+
+/** Bounds: streams open at once, how often an idle stream says it is alive, how long one lives. */
+export const STREAM_LIMITS = { open: 32, keepalive_ms: 5_000, lifetime_ms: 10 * 60_000 } as const;
+
+export class EventStreams {
+  readonly #pollMs: number;
+  readonly #open = new Set<() => void>();
+
+  constructor(pollMs: number) {
+    this.#pollMs = pollMs;
+  }
+
+  /**
+   * A `text/event-stream` response sending `event: state` with `read()`'s JSON whenever it changes
+   * (and `event: problem` when a read throws), or null when too many streams are open.
+   */
+  open(signal: AbortSignal, read: () => Promise<unknown>): Response | null {
+    if (this.#open.size >= STREAM_LIMITS.open) return null;
+    const encoder = new TextEncoder();
+    let stop = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        let done = false;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let last = "";
+        let wrote = Date.now();
+        const started = Date.now();
+        stop = () => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          this.#open.delete(stop);
+          signal.removeEventListener("abort", stop);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the reader going away
+          }
+        };
+        this.#open.add(stop);
+        signal.addEventListener("abort", stop);
+        const send = (text: string) => {
+          controller.enqueue(encoder.encode(text));
+          wrote = Date.now();
+        };
+        const tick = async () => {
+          if (done) return;
+          try {
+            let frame: string;
+            try {
+              frame = `event: state\ndata: ${JSON.stringify(await read())}\n\n`;
+            } catch (e) {
+              frame = `event: problem\ndata: ${JSON.stringify({ message: e instanceof Error ? e.message : String(e) })}\n\n`;
+            }
+            if (done) return;
+            if (frame !== last) {
+              last = frame;
+              send(frame);
+            } else if (Date.now() - wrote >= STREAM_LIMITS.keepalive_ms) {
+              send(": alive\n\n");
+            }
+          } catch {
+            return stop(); // the reader is gone
+          }
+          if (Date.now() - started >= STREAM_LIMITS.lifetime_ms) return stop();
+          timer = setTimeout(tick, this.#pollMs);
+        };
+        send("retry: 1000\n\n");
+        void tick();
+      },
+      cancel: () => stop(),
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" },
+    });
+  }
+
+  /** How many streams are open now. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  closeAll(): void {
+    for (const stop of [...this.#open]) stop();
+  }
+}
