@@ -11,8 +11,9 @@ export class Serve {
   #buf = "";
   #waiting = new Map<number, (v: { result?: unknown; error?: { message: string } }) => void>();
   #id = 1;
-  constructor(root: string) {
-    this.child = spawn(BIN, ["serve", "--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+  /** `root`: a directory (`--root`), or the arguments that name the root (`--store URL --project KEY …`). */
+  constructor(root: string | string[]) {
+    this.child = spawn(BIN, ["serve", ...(typeof root === "string" ? ["--root", root] : root)], { stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
       this.#buf += d;
       let nl: number;

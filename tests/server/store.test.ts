@@ -9,7 +9,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createClient } from "@libsql/client/web";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir, until } from "../helpers.ts";
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { BINARY, requireBinary, Server } from "../protocol/server.ts";
 import { type Sqld, sqldMissing, startSqld } from "../sqld.ts";
@@ -160,6 +163,62 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
       await s.close();
       await w.close();
       await other.stop();
+    }
+  });
+});
+
+describe("the HTTP API and the MCP server on a server store", { skip }, () => {
+  let db: Sqld;
+  let state = "";
+  before(async () => {
+    requireBinary();
+    db = await startSqld();
+    state = tempDir();
+  });
+  after(async () => {
+    await db.stop();
+    removeDir(state);
+  });
+
+  test("longrun http --store serves the project: host and agent tokens, its token file in the state directory", async () => {
+    const env = { LONGRUN_STORE: db.url, LONGRUN_PROJECT: "web", LONGRUN_STATE_DIR: state, LONGRUN_HOST_TOKEN: "h".repeat(32), LONGRUN_AGENT_TOKEN: "a".repeat(32) };
+    const child = spawn(BINARY, ["http", "--port", "0"], { env: { ...process.env, ...env } });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+    const exited = new Promise((r) => child.on("close", r));
+    try {
+      const line = await until(() => out.split("\n").find((l) => l.startsWith("{")), `the first line (stderr: ${err})`, 20_000);
+      const info = JSON.parse(line) as { url: string; token_file: string };
+      assert.match(err, new RegExp(`root ${db.url}#web`), "the log names the project on the server");
+      assert.ok(info.token_file.startsWith(state));
+      const rpc = async (method: string, params: Record<string, unknown>, token: string) => {
+        const r = await fetch(`${info.url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+        return (await r.json()) as { result?: any; error?: any };
+      };
+      assert.ok((await rpc("task.start", { description: "over http" }, env.LONGRUN_AGENT_TOKEN)).result?.task);
+      assert.equal((await rpc("writes.enable", { reason: "x" }, env.LONGRUN_AGENT_TOKEN)).error?.data?.kind, "unauthorized");
+      assert.ok((await rpc("writes.enable", { reason: "x" }, env.LONGRUN_HOST_TOKEN)).result);
+      assert.equal((await rpc("writes.require", { action: "edit" }, env.LONGRUN_AGENT_TOKEN)).result?.ok, true);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  test("longrun mcp --store: the MCP server on the project, with no root parameter", async () => {
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: BINARY, args: ["mcp", "--store", db.url, "--project", "web", "--state-dir", state], stderr: "pipe" }));
+    try {
+      const tools = (await client.listTools()).tools;
+      assert.ok(tools.length > 0);
+      for (const t of tools) assert.equal("root" in ((t.inputSchema.properties ?? {}) as Record<string, unknown>), false, t.name);
+      const status = await client.callTool({ name: tools.find((t) => /status/.test(t.name))!.name, arguments: {} });
+      assert.equal(status.isError ?? false, false, JSON.stringify(status));
+      assert.match(JSON.stringify(status.structuredContent), /over http/, "the task started over HTTP, read over MCP from the same server");
+    } finally {
+      await client.close();
     }
   });
 });
