@@ -13,6 +13,7 @@ import { LIMITS } from "../../src/core/limits.ts";
 import { REPO, removeDir, run, tempDir, until } from "../helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../protocol/server.ts";
 import { raw } from "./raw.ts";
+import { startHttpChild } from "./start.ts";
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -23,16 +24,8 @@ interface Running {
 }
 
 async function startHttp(argv: string[], root: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Running> {
-  if (argv[0] === BINARY) requireBinary();
-  const child = spawn(argv[0]!, [...argv.slice(1), "http", "--root", root, "--port", "0", ...extra], { cwd: REPO, env: { ...process.env, ...env } });
-  let out = "";
-  let err = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-  const line = await until(() => out.split("\n").find((l) => l.startsWith("{")), `the http server's first line (stderr: ${err})`, 20_000);
-  const info = JSON.parse(line) as { url: string; token_file: string };
-  return { child, url: info.url, port: Number(new URL(info.url).port), tokenFile: info.token_file, exited };
+  const h = await startHttpChild(argv, ["--root", root, "--port", "0", ...extra], env);
+  return { child: h.child, url: h.info.url, port: h.port, tokenFile: h.info.token_file, exited: h.exited };
 }
 
 

@@ -9,7 +9,8 @@
  * where they fail.
  */
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { startHttpChild } from "../http/start.ts";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -37,16 +38,8 @@ interface Http {
 }
 
 async function startHttp(root: string, allowRoot: string): Promise<Http> {
-  if (target.argv[0] === BINARY) requireBinary();
-  const child = spawn(target.argv[0]!, [...target.argv.slice(1), "http", "--root", root, "--allow-root", allowRoot, "--port", "0"], { cwd: REPO, env: process.env });
-  let out = "";
-  let err = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-  const line = await until(() => out.split("\n").find((l) => l.startsWith("{")), `the http server's first line (stderr: ${err})`, 20_000);
-  const info = JSON.parse(line) as { url: string; token_file: string; page: string };
-  return { child, url: info.url, page: info.page, tokens: JSON.parse(readFileSync(info.token_file, "utf8")), stderr: () => err, exited };
+  const h = await startHttpChild(target.argv, ["--root", root, "--allow-root", allowRoot, "--port", "0"]);
+  return { child: h.child, url: h.info.url, page: h.info.page, tokens: JSON.parse(readFileSync(h.info.token_file, "utf8")), stderr: h.stderr, exited: h.exited };
 }
 
 describe(`the status page in headless Chromium (${target.name})`, { skip }, () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createClient } from "@libsql/client/web";
 import { removeDir, run, tempDir, until } from "../helpers.ts";
-import { spawn } from "node:child_process";
+import { startHttpChild } from "../http/start.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decision, hook } from "../hooks/hook_run.ts";
@@ -182,16 +182,9 @@ describe("the HTTP API and the MCP server on a server store", { skip }, () => {
 
   test("longrun http --store serves the project: host and agent tokens, its token file in the state directory", async () => {
     const env = { LONGRUN_STORE: db.url, LONGRUN_PROJECT: "web", LONGRUN_STATE_DIR: state, LONGRUN_HOST_TOKEN: "h".repeat(32), LONGRUN_AGENT_TOKEN: "a".repeat(32) };
-    const child = spawn(BINARY, ["http", "--port", "0"], { env: { ...process.env, ...env } });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
-    const exited = new Promise((r) => child.on("close", r));
+    const { child, info, stderr, exited } = await startHttpChild([BINARY], ["--port", "0"], env);
     try {
-      const line = await until(() => out.split("\n").find((l) => l.startsWith("{")), `the first line (stderr: ${err})`, 20_000);
-      const info = JSON.parse(line) as { url: string; token_file: string };
-      assert.match(err, new RegExp(`root ${db.url}#web`), "the log names the project on the server");
+      await until(() => new RegExp(`root ${db.url}#web`).test(stderr()), "the log naming the project on the server");
       assert.ok(info.token_file.startsWith(state));
       const rpc = async (method: string, params: Record<string, unknown>, token: string) => {
         const r = await fetch(`${info.url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
