@@ -8,6 +8,7 @@
  * server instead of a local root (`storeForTests`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { generateKeyPairSync, sign } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -48,6 +49,16 @@ export interface SqldOptions {
   grpc?: boolean;
   /** Be a read replica of this primary's gRPC URL. */
   primaryGrpcUrl?: string;
+  /** Require JWTs signed by this Ed25519 key (`jwtKeys()`): sqld's `--auth-jwt-key-file`. */
+  jwtPublicKeyPem?: string;
+}
+
+/** An Ed25519 key pair for sqld's JWT auth: the public key (PEM) for the server, a signed token for clients. */
+export function jwtKeys(): { publicKeyPem: string; token: string } {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const signed = `${part({ alg: "EdDSA", typ: "JWT" })}.${part({ iat: Math.floor(Date.now() / 1000) })}`;
+  return { publicKeyPem: String(publicKey.export({ type: "spki", format: "pem" })), token: `${signed}.${sign(null, Buffer.from(signed), privateKey).toString("base64url")}` };
 }
 
 export interface Sqld {
@@ -80,6 +91,10 @@ export async function startSqld(options: SqldOptions = {}): Promise<Sqld> {
     const args = ["--no-welcome", "--db-path", join(dataDir, "db", "data.sqld"), "--http-listen-addr", `127.0.0.1:${port}`];
     if (grpcPort) args.push("--grpc-listen-addr", `127.0.0.1:${grpcPort}`);
     if (options.primaryGrpcUrl) args.push("--primary-grpc-url", options.primaryGrpcUrl);
+    if (options.jwtPublicKeyPem) {
+      writeFileSync(join(dataDir, "jwt.pem"), options.jwtPublicKeyPem);
+      args.push("--auth-jwt-key-file", join(dataDir, "jwt.pem"));
+    }
     const c = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "error" } });
     c.stdout?.on("data", (d) => (log = (log + d).slice(-4000)));
     c.stderr?.on("data", (d) => (log = (log + d).slice(-4000)));

@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { BINARY, requireBinary, Server } from "../protocol/server.ts";
-import { type Sqld, sqldMissing, startSqld } from "../sqld.ts";
+import { jwtKeys, type Sqld, sqldMissing, startSqld } from "../sqld.ts";
 
 const skip = sqldMissing();
 
@@ -145,6 +145,27 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
     } finally {
       await s.close();
       await own.stop();
+    }
+  });
+
+  test("a server that requires a token: LONGRUN_STORE_TOKEN opens it; none or a wrong one is storage_error 'refused', naming the variable", async () => {
+    const keys = jwtKeys();
+    const secured = await startSqld({ jwtPublicKeyPem: keys.publicKeyPem });
+    const good = runner(secured.url, "p", dir(), { LONGRUN_STORE_TOKEN: keys.token });
+    const none = runner(secured.url, "p", dir());
+    const wrong = runner(secured.url, "p", dir(), { LONGRUN_STORE_TOKEN: jwtKeys().token });
+    try {
+      assert.equal((await good.result("task.start", { description: "with a token" })).task.description, "with a token");
+      for (const s of [none, wrong]) {
+        const e = await s.error("task.status");
+        assert.equal(e.data.kind, "storage_error");
+        assert.equal(e.data.reason, "refused");
+        assert.match(e.message, /LONGRUN_STORE_TOKEN/);
+      }
+      assert.doesNotMatch(good.stderr + none.stderr + wrong.stderr, new RegExp(keys.token.slice(-20)), "the token is never logged");
+    } finally {
+      for (const s of [good, none, wrong]) await s.close();
+      await secured.stop();
     }
   });
 
