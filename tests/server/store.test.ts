@@ -5,7 +5,7 @@
  * hook reading the lease on the server, and WebSocket URLs.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createClient } from "@libsql/client/web";
@@ -170,18 +170,26 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
   });
 
   test("a WebSocket URL works the same: tasks, memory with a long body in the database, CJK search", async () => {
-    const s = runner(db.ws, "ws-project", dir());
     const other = await startSqld();
-    const w = runner(other.ws, "ws-project", dir());
+    const state = dir();
+    const w = runner(other.ws, "ws-project", state);
     try {
       await w.result("task.start", { description: "over ws" });
       const long = "数据库 " + "x".repeat(20_000);
-      const saved = (await w.result("memory.save", { type: "note", title: "长文", content: long })) as { id: string };
+      const saved = (await w.result("memory.save", { type: "note", title: "长文", content: long })) as { id: string; record: { raw_ref: string } };
       assert.equal(((await w.result("memory.get", { id: saved.id })) as { record: { content: string } }).record.content, long);
       const hits = (await w.result("memory.search", { query: "数据" })) as { hits: { id: string }[] };
       assert.deepEqual(hits.hits.map((h) => h.id), [saved.id]);
+      // the long body is a row of the server's blob table; the runner's disk holds none of it
+      const c = createClient({ url: other.url });
+      try {
+        const blob = (await c.execute({ sql: "SELECT length(bytes) AS n FROM blobs WHERE ref = ?", args: [saved.record.raw_ref] })).rows[0];
+        assert.equal(Number(blob?.n), new TextEncoder().encode(long).length);
+      } finally {
+        c.close();
+      }
+      assert.deepEqual(readdirSync(state).filter((n) => n !== "write_seq"), [], "nothing but the write counter on the runner's disk");
     } finally {
-      await s.close();
       await w.close();
       await other.stop();
     }
