@@ -23,7 +23,7 @@ import { loadOwn } from "../runtime/load.ts";
 import { openSyncSqlite, syncConn } from "../runtime/sqlite.ts";
 import type { Root } from "../root.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
-import { serverPendingPath, serverSessionPath, serverStoreFrom } from "../store/server_store.ts";
+import { hookServerStore, serverPendingPath, serverSessionPath } from "../store/server_store.ts";
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
@@ -83,7 +83,7 @@ function noTaskStore(path: string): StateStore {
  */
 export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000): Promise<{ contract: TaskContract; state: StateStore; close: () => void }> {
   const crash = crashPointsFromEnv();
-  const server = serverStoreFrom({}, process.env);
+  const server = hookServerStore();
   if (server) {
     // the root is on a libSQL server (LONGRUN_STORE): the lease is read there, never from a cache;
     // a server that cannot be reached is an error, and the gate's caller denies (fails closed)
@@ -182,7 +182,7 @@ function leaseLine(t: TaskState, marker: string): string {
 /** Opens the full root (libSQL, memory) only on the paths that need memory. */
 async function openRoot(root: string, lockTimeoutMs: number): Promise<Root> {
   const { Root } = await loadOwn<typeof import("../root.ts")>("root");
-  const server = serverStoreFrom({}, process.env);
+  const server = hookServerStore();
   return server ? Root.openServer(server, { searchInWorker: false, lockTimeoutMs }) : Root.open(root, { searchInWorker: false, lockTimeoutMs });
 }
 

@@ -80,11 +80,31 @@ export function serverStoreFrom(
   return { url: clean, project, authToken: token && token !== "" ? token : undefined, stateDir };
 }
 
-/** `$XDG_STATE_HOME/longrun/<hash of URL and project>` (else `~/.local/state/…`). */
+/**
+ * `$XDG_STATE_HOME/.longrun/<project>-<hash of URL and project>` (else `~/.local/state/.longrun/…`):
+ * inside a directory named `.longrun`, which the Claude Code gate protects wherever it is (the agent
+ * can neither remove a pending checkpoint there nor read the runner's files).
+ */
 export function defaultStateDir(url: string, project: string, env: Record<string, string | undefined> = process.env): string {
   const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
   const id = createHash("sha256").update(`${url}\n${project}`).digest("hex").slice(0, 16);
-  return join(base, "longrun", `${project}-${id}`);
+  return join(base, ".longrun", `${project}-${id}`);
+}
+
+/**
+ * The server store for the Claude Code hooks (from the environment), or null for a local root. Its
+ * state directory must be inside a directory named `.longrun` (the default is): the gate protects
+ * those, and a pending checkpoint the agent could delete would reopen the gate.
+ */
+export function hookServerStore(env: Record<string, string | undefined> = process.env): ServerStore | null {
+  const store = serverStoreFrom({}, env);
+  if (store && !store.stateDir.split("/").includes(".longrun")) {
+    throw new StoreConfigError(
+      `${STORE_ENV.stateDir}=${store.stateDir} is not inside a directory named .longrun, which the gate protects; ` +
+        `use one that is (e.g. /var/lib/runner/.longrun/state), or leave it unset for the default`,
+    );
+  }
+  return store;
 }
 
 /** This runner's pending checkpoint for the root on a server (the hook and the servers agree on it). */

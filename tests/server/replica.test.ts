@@ -31,7 +31,8 @@ describe("a runner on a read replica", { skip }, () => {
   });
 
   test("writes are forwarded to the primary; every read sees the runner's own writes at once", async () => {
-    const [state, project] = dirs as [string, string];
+    const state = join(dirs[0]!, ".longrun", "runner"); // inside a .longrun directory: the gate protects it
+    const project = dirs[1]!;
     const s = new Server({ name: "binary", argv: [BINARY] }, ["serve", "--store", replica.url, "--project", "p", "--state-dir", state]);
     try {
       const task = (await s.result("task.start", { description: "on a replica" })).task;

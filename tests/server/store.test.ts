@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { defaultStateDir } from "../../src/store/server_store.ts";
 import { jwtKeys, type Sqld, sqldMissing, startSqld } from "../sqld.ts";
 
 const skip = sqldMissing();
@@ -125,7 +126,7 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
   test("the hook reads the lease on the server: allowed while granted, denied when not, denied when the server is unreachable", async () => {
     const own = await startSqld();
     const project = dir();
-    const state = dir();
+    const state = join(dir(), ".longrun", "runner"); // inside a .longrun directory: the gate protects it
     const env = { LONGRUN_STORE: own.url, LONGRUN_PROJECT: "p", LONGRUN_STATE_DIR: state };
     const s = runner(own.url, "p", state);
     const write = { tool_name: "Write", tool_input: { file_path: join(project, "a.txt"), content: "x" } };
@@ -142,6 +143,39 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
       const down = await hook(project, "PreToolUse", write, env);
       assert.equal(decision(down), "deny");
       assert.match(down.stdout + down.stderr, /unreachable/);
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  });
+
+  test("attacks on the runner's own files: its state directory is protected by the gate, even under a lease; one outside .longrun is refused", async () => {
+    const own = await startSqld();
+    const project = dir();
+    const home = dir();
+    const env = { LONGRUN_STORE: own.url, LONGRUN_PROJECT: "p", HOME: home, XDG_STATE_HOME: "" };
+    // the runner's default state directory, as the hook derives it
+    const s = runner(own.url, "p", defaultStateDir(own.url, "p", { HOME: home }));
+    try {
+      await s.result("task.start", { description: "attacked" });
+      await s.result("writes.enable", { reason: "edit anything" });
+      const stateDir = defaultStateDir(own.url, "p", { HOME: home });
+      assert.ok(stateDir.includes("/.longrun/"), stateDir);
+      const pending = join(stateDir, "pending_checkpoint.json");
+      const attempts: [string, Record<string, unknown>][] = [
+        ["Write the pending checkpoint", { tool_name: "Write", tool_input: { file_path: pending, content: "" } }],
+        ["Read the write counter", { tool_name: "Read", tool_input: { file_path: join(stateDir, "write_seq") } }],
+        ["rm the state directory", { tool_name: "Bash", tool_input: { command: `rm -rf ${stateDir}` } }],
+        ["rm by a glob", { tool_name: "Bash", tool_input: { command: `rm -rf ~/.local/state/.longr*` } }],
+        ["Write through ~", { tool_name: "Write", tool_input: { file_path: "~/.local/state/.longrun/x", content: "" } }],
+      ];
+      for (const [what, payload] of attempts) assert.equal(decision(await hook(project, "PreToolUse", payload, env)), "deny", what);
+      // the lease itself works: a write in the project is allowed
+      assert.notEqual(decision(await hook(project, "PreToolUse", { tool_name: "Write", tool_input: { file_path: join(project, "a.txt"), content: "x" } }, env)), "deny");
+      // a state directory the gate does not protect: the hook refuses to decide, so it denies
+      const outside = await hook(project, "PreToolUse", { tool_name: "Write", tool_input: { file_path: join(project, "a.txt"), content: "x" } }, { ...env, LONGRUN_STATE_DIR: dir() });
+      assert.equal(decision(outside), "deny");
+      assert.match(outside.stdout + outside.stderr, /not inside a directory named \.longrun/);
     } finally {
       await s.close();
       await own.stop();
