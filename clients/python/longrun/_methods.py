@@ -75,11 +75,11 @@ def _clean(params: Dict[str, Any], keep: Tuple[str, ...] = ()) -> Dict[str, Any]
 #: Every wire method these classes call, with the params they may send (checked against system.describe).
 METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "adjust.handoff": ("adjustment_id", "run_id", "epoch", "request_id",),
-    "adjust.list": (),
+    "adjust.list": ("task_id",),
     "adjust.receive": ("text", "run_id",),
     "adjust.satisfy": ("adjustment_id", "artifact", "version",),
     "artifact.get": ("name", "version", "attachment",),
-    "artifact.list": ("name",),
+    "artifact.list": ("name", "task_id",),
     "artifact.mark": ("name", "version", "mark", "ok", "detail",),
     "artifact.put": ("name", "kind", "content", "supersedes", "run_id", "epoch", "note", "attachments",),
     "budget.charge": ("run_id", "epoch", "requests", "input_tokens", "output_tokens", "tool_calls", "cost", "unknown", "note",),
@@ -304,9 +304,9 @@ class ContractMethods:
         """Records the artifact version that addresses it."""
         return cast(AdjustmentResult, self._request("adjust.satisfy", _clean({"adjustment_id": adjustment_id, "artifact": artifact, "version": version})))
 
-    def list_adjustments(self) -> AdjustmentListResult:
-        """The current task's adjustments, verbatim, with their history."""
-        return cast(AdjustmentListResult, self._request("adjust.list", _clean({})))
+    def list_adjustments(self, task_id: Optional[str] = None) -> AdjustmentListResult:
+        """A task's adjustments (the current task's by default), verbatim, with their history."""
+        return cast(AdjustmentListResult, self._request("adjust.list", _clean({"task_id": task_id})))
 
     def put_artifact(self, name: str, kind: ArtifactKind, content: str, supersedes: Optional[Sequence[int]] = None, run_id: Optional[str] = None, epoch: Optional[int] = None, note: Optional[str] = None, attachments: Optional[Sequence[AttachmentInput]] = None) -> ArtifactResult:
         """Saves a deliverable version (draft, increment or full); allowed even past the budget."""
@@ -316,9 +316,9 @@ class ContractMethods:
         """One version with its content (newest by default), or one attachment's content."""
         return cast(ArtifactGetResult, self._request("artifact.get", _clean({"name": name, "version": version, "attachment": attachment})))
 
-    def list_artifacts(self, name: Optional[str] = None) -> ArtifactListResult:
-        """Versions of the current task's artifacts."""
-        return cast(ArtifactListResult, self._request("artifact.list", _clean({"name": name})))
+    def list_artifacts(self, name: Optional[str] = None, task_id: Optional[str] = None) -> ArtifactListResult:
+        """Versions of a task's artifacts (the current task's by default)."""
+        return cast(ArtifactListResult, self._request("artifact.list", _clean({"name": name, "task_id": task_id})))
 
     def mark_artifact(self, name: str, version: int, mark: ArtifactMark, ok: Optional[bool] = None, detail: Optional[str] = None) -> ArtifactResult:
         """Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."""
@@ -517,9 +517,9 @@ class AsyncContractMethods:
         """Records the artifact version that addresses it."""
         return cast(AdjustmentResult, await self._request("adjust.satisfy", _clean({"adjustment_id": adjustment_id, "artifact": artifact, "version": version})))
 
-    async def list_adjustments(self) -> AdjustmentListResult:
-        """The current task's adjustments, verbatim, with their history."""
-        return cast(AdjustmentListResult, await self._request("adjust.list", _clean({})))
+    async def list_adjustments(self, task_id: Optional[str] = None) -> AdjustmentListResult:
+        """A task's adjustments (the current task's by default), verbatim, with their history."""
+        return cast(AdjustmentListResult, await self._request("adjust.list", _clean({"task_id": task_id})))
 
     async def put_artifact(self, name: str, kind: ArtifactKind, content: str, supersedes: Optional[Sequence[int]] = None, run_id: Optional[str] = None, epoch: Optional[int] = None, note: Optional[str] = None, attachments: Optional[Sequence[AttachmentInput]] = None) -> ArtifactResult:
         """Saves a deliverable version (draft, increment or full); allowed even past the budget."""
@@ -529,9 +529,9 @@ class AsyncContractMethods:
         """One version with its content (newest by default), or one attachment's content."""
         return cast(ArtifactGetResult, await self._request("artifact.get", _clean({"name": name, "version": version, "attachment": attachment})))
 
-    async def list_artifacts(self, name: Optional[str] = None) -> ArtifactListResult:
-        """Versions of the current task's artifacts."""
-        return cast(ArtifactListResult, await self._request("artifact.list", _clean({"name": name})))
+    async def list_artifacts(self, name: Optional[str] = None, task_id: Optional[str] = None) -> ArtifactListResult:
+        """Versions of a task's artifacts (the current task's by default)."""
+        return cast(ArtifactListResult, await self._request("artifact.list", _clean({"name": name, "task_id": task_id})))
 
     async def mark_artifact(self, name: str, version: int, mark: ArtifactMark, ok: Optional[bool] = None, detail: Optional[str] = None) -> ArtifactResult:
         """Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."""
