@@ -114,14 +114,18 @@ export async function main(argv: string[]): Promise<number> {
   }
   // a root on a libSQL server instead of a directory: --store/--project or LONGRUN_STORE/LONGRUN_PROJECT
   const { serverStoreFrom, StoreConfigError } = await import("../store/server_store.ts");
-  let server;
+  // a --root flag names a local root even where LONGRUN_STORE is set (a flag beats the environment)
+  if (root !== null && values.store !== undefined) return usage("--root and --store name two different roots; pass one of them");
+  if (values.store === undefined && (values.project !== undefined || values["state-dir"] !== undefined) && root !== null) {
+    return usage("--project and --state-dir go with --store (a root on a libSQL server), not with --root");
+  }
+  let server = null;
   try {
-    server = serverStoreFrom({ store: values.store as string | undefined, project: values.project as string | undefined, stateDir: values["state-dir"] as string | undefined });
+    if (root === null) server = serverStoreFrom({ store: values.store as string | undefined, project: values.project as string | undefined, stateDir: values["state-dir"] as string | undefined });
   } catch (e) {
     if (!(e instanceof StoreConfigError)) throw e;
     return usage(e.message);
   }
-  if (server && root !== null) return usage("--root and --store name two different roots; pass one of them");
   switch (command) {
     case "serve":
       return (await import("./serve.ts")).runServe({ root, maxRoots, server });

@@ -22,10 +22,10 @@ import logging
 import os
 import subprocess
 from types import TracebackType
-from typing import Any, AsyncIterator, Callable, Awaitable, Deque, Dict, Mapping, Optional, Type, cast
+from typing import Any, AsyncIterator, Callable, Awaitable, Deque, Dict, List, Mapping, Optional, Type, cast
 
 from . import _http_env
-from ._binary import find_binary
+from ._binary import find_binary, serve_target
 from ._compat import check_describe
 from ._methods import AsyncContractMethods
 from .client import (
@@ -70,8 +70,9 @@ async def _lines(stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
 class _AsyncChild:
     """One ``longrun serve`` process, its reader tasks and its requests in flight."""
 
-    def __init__(self, root: str, stderr_level: int) -> None:
+    def __init__(self, root: str, args: List[str], stderr_level: int) -> None:
         self.root = root
+        self.args = args
         self.stderr_level = stderr_level
         self.pending: Dict[int, "asyncio.Future[Dict[str, Any]]"] = {}
         self.ids = itertools.count(1)
@@ -82,7 +83,7 @@ class _AsyncChild:
 
     async def start(self, binary: str) -> None:
         self.proc = await asyncio.create_subprocess_exec(
-            binary, "serve", "--root", self.root,
+            binary, "serve", *self.args,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         self.err_task = asyncio.ensure_future(self._drain_stderr())
@@ -249,8 +250,9 @@ class AsyncLongrunClient(_AsyncEffectMixin, AsyncContractMethods):
 
     def __init__(self, root: Optional[str] = None, binary: Optional[str] = None, timeout: Optional[float] = 30.0, *,
                  check: bool = True, restarts: int = 0, restart_window: float = 60.0,
-                 lang: Optional[CheckpointLang] = None, stderr_level: int = logging.WARNING) -> None:
-        self.root = os.path.abspath(root if root is not None else os.getcwd())
+                 lang: Optional[CheckpointLang] = None, stderr_level: int = logging.WARNING,
+                 store: Optional[str] = None, project: Optional[str] = None) -> None:
+        self.root, self._serve_args = serve_target(root, store, project)
         self.binary = find_binary(binary)
         self.timeout = timeout
         self.check = check
@@ -265,7 +267,7 @@ class AsyncLongrunClient(_AsyncEffectMixin, AsyncContractMethods):
         self._dropped_before = 0
 
     async def _spawn(self) -> _AsyncChild:
-        child = _AsyncChild(self.root, self.stderr_level)
+        child = _AsyncChild(self.root, self._serve_args, self.stderr_level)
         await child.start(self.binary)
         if self.check:
             try:

@@ -15,10 +15,10 @@ import time
 import urllib.error
 import urllib.request
 from types import TracebackType
-from typing import IO, Any, Callable, Deque, Dict, Mapping, Optional, Type, Union, cast
+from typing import IO, Any, Callable, Deque, Dict, List, Mapping, Optional, Type, Union, cast
 
 from . import _http_env
-from ._binary import find_binary
+from ._binary import find_binary, serve_target
 from ._compat import check_describe
 from ._methods import UNSET, ContractMethods
 from .errors import (
@@ -100,7 +100,7 @@ class _Slot:
 class _Child:
     """One ``longrun serve`` process, its reader threads and its requests in flight."""
 
-    def __init__(self, binary: str, root: str, stderr_level: int) -> None:
+    def __init__(self, binary: str, root: str, args: List[str], stderr_level: int) -> None:
         self.root = root
         self.stderr_level = stderr_level
         self.lock = threading.Lock()  # guards pending, dead and writes to stdin
@@ -110,7 +110,7 @@ class _Child:
         self.tail: Deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self.dropped = 0  # answers that came after their caller stopped waiting (timeout)
         self.process = subprocess.Popen(
-            [binary, "serve", "--root", root],
+            [binary, "serve", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         self.err_thread = threading.Thread(target=self._drain_stderr, name="longrun-stderr", daemon=True)
@@ -346,8 +346,9 @@ class LongrunClient(_EffectMixin, ContractMethods):
 
     def __init__(self, root: Optional[str] = None, binary: Optional[str] = None, timeout: Optional[float] = 30.0, *,
                  check: bool = True, restarts: int = 0, restart_window: float = 60.0,
-                 lang: Optional[CheckpointLang] = None, stderr_level: int = logging.WARNING) -> None:
-        self.root = os.path.abspath(root if root is not None else os.getcwd())
+                 lang: Optional[CheckpointLang] = None, stderr_level: int = logging.WARNING,
+                 store: Optional[str] = None, project: Optional[str] = None) -> None:
+        self.root, self._serve_args = serve_target(root, store, project)
         self.binary = find_binary(binary)
         self.timeout = timeout
         self.check = check
@@ -361,7 +362,7 @@ class LongrunClient(_EffectMixin, ContractMethods):
         self._child = self._spawn()
 
     def _spawn(self) -> _Child:
-        child = _Child(self.binary, self.root, self.stderr_level)
+        child = _Child(self.binary, self.root, self._serve_args, self.stderr_level)
         if self.check:
             try:
                 described = cast(DescribeResult, child.request("system.describe", {}, self.timeout))
