@@ -132,6 +132,14 @@ export function serverPaths(store: ServerStore): RootPaths {
   };
 }
 
+/** Brings the database's schema up to date; a database from a newer longrun is refused, naming it. */
+async function migrateKnown(db: Database, name: string): Promise<void> {
+  await migrate(db);
+  const version = await schemaVersion(db);
+  const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+  if (version > known) throw new Error(`${name} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
+}
+
 const PROJECT_KEY = "project";
 
 /** The first runner names the database's project; any other project key is refused, naming both. */
@@ -217,12 +225,7 @@ export class Root {
     const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs, writes: options.searchInWorker === false ? "inline" : "worker" });
     let sliceSize: number;
     try {
-      await migrate(db);
-      const version = await schemaVersion(db);
-      const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-      if (version > known) {
-        throw new Error(`${paths.memoryDb} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
-      }
+      await migrateKnown(db, paths.memoryDb);
       await rebuildMemoryIndex(db, fileBlobs(paths.rawData));
       sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
       await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
@@ -254,10 +257,7 @@ export class Root {
     const db = await Database.open(store.url, { authToken: store.authToken, sessionFile: serverSessionPath(store) });
     let sliceSize: number;
     try {
-      await migrate(db);
-      const version = await schemaVersion(db);
-      const known = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-      if (version > known) throw new Error(`${store.url} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
+      await migrateKnown(db, store.url);
       sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
       await claimProject(db, store);
     } catch (e) {
