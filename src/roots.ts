@@ -2,6 +2,7 @@
  * The roots one process serves: opened on first use, one `Root` per real directory (so one
  * database handle per file), optionally confined to an allow-list of parent directories.
  */
+import { realpathSync } from "node:fs";
 import { normalize, sep } from "node:path";
 import { LimitExceededError } from "./core/errors.ts";
 import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
@@ -30,6 +31,22 @@ export const DEFAULT_MAX_OPEN_ROOTS = 64;
 
 /** How many spellings of root names a registry remembers resolved (then it starts over). */
 const RESOLVED_CACHE = 256;
+
+/**
+ * A root just opened at `dir` (a real path when it was resolved) must still be that directory, not
+ * a link put in its place while it opened: else it is closed and refused.
+ */
+async function stillItself(dir: string, root: Root): Promise<Root> {
+  let now: string | null = null;
+  try {
+    now = realpathSync(dir);
+  } catch {
+    // gone while opening: refused below
+  }
+  if (now === dir) return root;
+  await root.close();
+  throw new InvalidRootError(dir, `it was replaced while it opened (now ${now === null ? "gone" : `a link to ${now}`})`, "name an existing project directory");
+}
 
 export class RootRegistry {
   readonly #open = new Map<string, Promise<Root>>();
@@ -163,6 +180,17 @@ export class RootRegistry {
       closing = ready.close().catch(() => {});
     }
     let root = this.#open.get(real);
+    if (!root && !this.#server) {
+      // about to open: the name is resolved again, never taken from the cache, because the
+      // directory it named may since have been replaced (by a link out of the allowed directories)
+      try {
+        this.#resolved.delete(named === undefined || named.includes("\0") ? named : normalize(named));
+        const fresh = this.#resolve(named);
+        if (fresh !== real) throw new InvalidRootError(named ?? real, `it now resolves to ${fresh}, not to ${real} as before`, "name it again if that is the root you mean");
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
     this.#recent.delete(real);
     this.#recent.set(real, true);
     if (!root) {
@@ -177,9 +205,12 @@ export class RootRegistry {
       const server = this.#server;
       const open = server
         ? () => Root.openServer(server, this.#rootOptions)
-        : () => Root.open(dir, this.#rootOptions).catch((e: unknown) => {
-          throw classifyStorage(e, rootPaths(dir).memoryDb) ?? e;
-        });
+        : () => Root.open(dir, this.#rootOptions).then(
+          (r) => stillItself(dir, r),
+          (e: unknown) => {
+            throw classifyStorage(e, rootPaths(dir).memoryDb) ?? e;
+          },
+        );
       root = closing ? closing.then(open) : open();
       this.#open.set(real, root);
       const key = real;
