@@ -350,6 +350,24 @@ describe(`the status page in headless Chromium (${target.name})`, { skip }, () =
     assert.equal(await host.locator(".run-cancel").count(), 0);
   });
 
+  test("log out ends the session on the server: the same cookie and key are refused, and a reload is not logged in", async () => {
+    const page = await open(1280, 800);
+    await page.goto(await mint(http.tokens.host_token));
+    await until(async () => (await page.locator("#who").innerText()).includes("host"), "logged in as the host");
+    const cookie = (await page.context().cookies()).find((c) => c.name.startsWith("longrun_page_"))!;
+    const key = await page.evaluate(() => localStorage.getItem("longrun.page.key"));
+    assert.ok(cookie && key, "a session cookie and a key");
+    await page.locator("#logout").click();
+    await until(async () => (await page.locator("#live").innerText()).includes("not logged in"), "the page says it is logged out");
+    assert.equal(await page.evaluate(() => localStorage.getItem("longrun.page.key")), null, "the key left this origin's storage");
+    const again = await fetch(`${http.url}/page/state`, { headers: { cookie: `${cookie.name}=${cookie.value}`, "x-longrun-key": key!, "sec-fetch-site": "same-origin" } });
+    await again.body?.cancel();
+    assert.equal(again.status, 401, "the old cookie and key open nothing");
+    const reloaded = await page.reload();
+    assert.equal(reloaded?.status(), 401, "the cookie is gone too: a reload gets the login page");
+    assert.match(await page.locator("main").innerText(), /needs a login link/);
+  });
+
   test("no page had a script error or opened a dialog", () => {
     assert.deepEqual(problems, []);
   });

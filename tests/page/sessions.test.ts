@@ -48,17 +48,22 @@ describe("status page sessions", () => {
     assert.equal(s.redeem(hostCode)?.side, "host");
   });
 
-  test("sessions are bounded and end after a day unused; ending one refuses it at once", () => {
+  test("sessions are bounded per side (the agent's logins never end the host's) and end after a day unused; ending one needs its key", () => {
     let now = 0;
     const s = new PageSessions(() => now);
-    const first = s.redeem(s.mint("host"))!;
-    for (let i = 0; i < PAGE_LIMITS.sessions; i++) s.redeem(s.mint("agent"));
-    assert.equal(s.sideOf(first.id, first.key), null, "the oldest session made room");
+    const host = s.redeem(s.mint("host"))!;
+    const firstAgent = s.redeem(s.mint("agent"))!;
+    for (let i = 0; i < PAGE_LIMITS.sessions_per_side; i++) s.redeem(s.mint("agent"));
+    assert.equal(s.sideOf(firstAgent.id, firstAgent.key), null, "the side's oldest session made room");
+    assert.equal(s.sideOf(host.id, host.key), "host", "the agent's logins did not end the host's session");
     const idle = s.redeem(s.mint("host"))!;
     now += PAGE_LIMITS.session_idle_seconds * 1000 + 1;
     assert.equal(s.sideOf(idle.id, idle.key), null);
     const ended = s.redeem(s.mint("host"))!;
-    s.end(ended.id);
+    assert.equal(s.end(ended.id, null), false, "the cookie alone ends nothing");
+    assert.equal(s.end(ended.id, firstAgent.key), false, "nor with another session's key");
+    assert.equal(s.sideOf(ended.id, ended.key), "host");
+    assert.equal(s.end(ended.id, ended.key), true);
     assert.equal(s.sideOf(ended.id, ended.key), null);
   });
 

@@ -347,6 +347,17 @@ export function pageScript(views: PageViews): void {
   $("pick-root").addEventListener("change", (e) => select((e.target as HTMLSelectElement).value, ""));
   $("pick-task").addEventListener("change", (e) => select(selRoot || (snap?.root ?? ""), (e.target as HTMLSelectElement).value));
 
+  // --- log out: the session ends on the server (cookie and key), the key leaves this origin's storage
+  $("logout").addEventListener("click", async () => {
+    clearTimeout(retry);
+    const s = stream;
+    stream = null;
+    s?.abort();
+    await fetch("/page/logout", { method: "POST", headers: { ...headers(), "content-type": "application/json" }, body: "{}" }).catch(() => null);
+    localStorage.removeItem(KEY_STORE);
+    loggedOut("You logged out.");
+  });
+
   // --- login: a one-time code in the address becomes a session (cookie) and a key (this origin's storage)
   async function start() {
     const code = params.get("login");

@@ -26,6 +26,7 @@ ${HEAD}
     <label class="pick"><span>Task</span> <select id="pick-task"></select></label>
   </form>
   <p id="live" class="live" role="status">connecting…</p>
+  <button type="button" id="logout" class="secondary logout">Log out</button>
 </header>
 <main id="main" tabindex="-1">
   <div id="notice" class="notice" role="alert" hidden></div>
@@ -134,6 +135,7 @@ button.danger{background:var(--red);border-color:var(--red)}
 button:disabled{opacity:.6;cursor:default}
 .buttons{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.5rem}
 .buttons button{margin:0}
+.bar .logout{margin:0 0 0 auto;padding:.3rem .7rem}
 p.host-box{margin:0;max-width:22rem}
 .act-status{margin:.5rem 0 0;padding:0 .4rem;border-radius:4px;font-size:.9rem}
 .act-status:empty{display:none}

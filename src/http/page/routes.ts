@@ -150,9 +150,10 @@ export class StatusPage {
     });
 
     app.post("/page/logout", (c) => {
-      sessions.end(cookieOf(c));
+      // the cookie alone does not end a session: other ports of this host receive it, not the key
+      const ended = sessions.end(cookieOf(c), c.req.header(KEY_HEADER));
       deleteCookie(c, o.cookieName, { path: "/" });
-      return c.json({ ok: true });
+      return c.json({ ok: true, ended });
     });
 
     app.post("/page/link", (c) => {
@@ -187,7 +188,8 @@ export class StatusPage {
       const r = readView(c);
       if (r instanceof Response) return r;
       const read = () => snapshot({ dispatcher: o.dispatcher, caller: r.caller, root: r.root, roots: this.roots(), taskId: r.task });
-      return this.#streams.open(c.req.raw.signal, read) ?? problem(c, 503, "limit_exceeded", "Too many live pages are open on this server; close one and reload", { field: "streams" });
+      return this.#streams.open(c.req.raw.signal, r.caller.side, read) ??
+        problem(c, 503, "limit_exceeded", `Too many live pages of the ${r.caller.side} side are open on this server; close one and reload`, { field: "streams" });
     });
 
     app.get("/page/search", async (c) => {

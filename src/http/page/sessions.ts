@@ -11,8 +11,11 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Side } from "../../rpc/method.ts";
 
-/** How many codes may wait unused per side, and how many sessions may be open; the oldest go first. */
-export const PAGE_LIMITS = { codes_per_side: 16, sessions: 64, code_ttl_seconds: 600, session_idle_seconds: 24 * 3600 } as const;
+/**
+ * How many codes may wait unused, and how many sessions may be open, per side; the oldest of that
+ * side go first (so the agent's logins never end the host's session).
+ */
+export const PAGE_LIMITS = { codes_per_side: 16, sessions_per_side: 32, code_ttl_seconds: 600, session_idle_seconds: 24 * 3600 } as const;
 
 export interface PageSession {
   side: Side;
@@ -69,7 +72,8 @@ export class PageSessions {
     this.#codes.delete(key);
     if (entry.expires !== null && this.#now() >= entry.expires) return null;
     this.#prune();
-    if (this.#sessions.size >= PAGE_LIMITS.sessions) this.#sessions.delete(this.#sessions.keys().next().value!);
+    const open = [...this.#sessions].filter(([, e]) => e.side === entry.side);
+    if (open.length >= PAGE_LIMITS.sessions_per_side) this.#sessions.delete(open[0]![0]);
     const session = { side: entry.side, key: secret(), id: secret() };
     this.#sessions.set(digest(session.id), { side: session.side, key: createHash("sha256").update(session.key).digest(), seen: this.#now() });
     return session;
@@ -94,9 +98,10 @@ export class PageSessions {
     return !!id && SHAPE.test(id) && this.#sessions.has(digest(id));
   }
 
-  /** Ends a session (log out). */
-  end(id: string | undefined): void {
-    if (id && SHAPE.test(id)) this.#sessions.delete(digest(id));
+  /** Ends a session (log out) when its cookie and key both match (the cookie alone reaches other ports); whether it ended. */
+  end(id: string | undefined, key: string | undefined | null): boolean {
+    if (this.sideOf(id, key) === null) return false;
+    return this.#sessions.delete(digest(id!));
   }
 
   #prune(): void {

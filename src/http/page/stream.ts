@@ -5,13 +5,17 @@
  * comment line keeps an idle stream alive; a stream ends after a while (the page reconnects), when
  * the page goes away, or when the server stops.
  */
+import type { Side } from "../../rpc/method.ts";
 
-/** Bounds: streams open at once, how often an idle stream says it is alive, how long one lives. */
-export const STREAM_LIMITS = { open: 32, keepalive_ms: 5_000, lifetime_ms: 10 * 60_000 } as const;
+/**
+ * Bounds: streams open at once per side (the agent's streams never keep the host's page from its
+ * own), how often an idle stream says it is alive, how long one lives.
+ */
+export const STREAM_LIMITS = { open_per_side: 16, keepalive_ms: 5_000, lifetime_ms: 10 * 60_000 } as const;
 
 export class EventStreams {
   readonly #pollMs: number;
-  readonly #open = new Set<() => void>();
+  readonly #open = new Map<() => void, Side>();
 
   constructor(pollMs: number) {
     this.#pollMs = pollMs;
@@ -19,10 +23,12 @@ export class EventStreams {
 
   /**
    * A `text/event-stream` response sending `event: state` with `read()`'s JSON whenever it changes
-   * (and `event: problem` when a read throws), or null when too many streams are open.
+   * (and `event: problem` when a read throws), or null when too many streams of `side` are open.
    */
-  open(signal: AbortSignal, read: () => Promise<unknown>): Response | null {
-    if (this.#open.size >= STREAM_LIMITS.open) return null;
+  open(signal: AbortSignal, side: Side, read: () => Promise<unknown>): Response | null {
+    let mine = 0;
+    for (const s of this.#open.values()) if (s === side) mine++;
+    if (mine >= STREAM_LIMITS.open_per_side) return null;
     const encoder = new TextEncoder();
     let stop = () => {};
     const body = new ReadableStream<Uint8Array>({
@@ -44,7 +50,7 @@ export class EventStreams {
             // already closed by the reader going away
           }
         };
-        this.#open.add(stop);
+        this.#open.set(stop, side);
         signal.addEventListener("abort", stop);
         const send = (text: string) => {
           controller.enqueue(encoder.encode(text));
@@ -89,6 +95,6 @@ export class EventStreams {
   }
 
   closeAll(): void {
-    for (const stop of [...this.#open]) stop();
+    for (const stop of [...this.#open.keys()]) stop();
   }
 }
