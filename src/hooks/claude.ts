@@ -16,14 +16,14 @@ import { PROGRESS_KIND, TaskContract } from "../core/contract.ts";
 import { errorKind, LongrunError, WriteGateViolation } from "../core/errors.ts";
 import type { MemoryStore } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { NoActiveTaskError } from "../core/errors.ts";
 import type { StateStore } from "../core/ports.ts";
 import { loadOwn } from "../runtime/load.ts";
 import { openSyncSqlite, syncConn } from "../runtime/sqlite.ts";
 import type { Root } from "../root.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
-import { hookServerStore, serverPendingPath, serverSessionPath } from "../store/server_store.ts";
+import { hookServerStore, requireStateDir, serverPendingPath, serverSessionPath } from "../store/server_store.ts";
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
@@ -81,10 +81,12 @@ function noTaskStore(path: string): StateStore {
  * for gate checks, turns and grants, without loading libSQL. A root that still keeps its state in
  * `.longrun/state.json` (or an older schema) is opened once with libSQL to move it into the database.
  */
-export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000): Promise<{ contract: TaskContract; state: StateStore; close: () => void }> {
+export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000, gate = false): Promise<{ contract: TaskContract; state: StateStore; close: () => void }> {
   const crash = crashPointsFromEnv();
   const server = hookServerStore();
   if (server) {
+    if (gate) requireStateDir(server);
+    else mkdirSync(server.stateDir, { recursive: true, mode: 0o700 });
     // the root is on a libSQL server (LONGRUN_STORE): the lease is read there, never from a cache;
     // a server that cannot be reached is an error, and the gate's caller denies (fails closed)
     const { openClient, remoteConn, RemoteSession } = await import("../store/remote_conn.ts");
@@ -149,7 +151,7 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
   const d = await decideTool(input, toolContext(input, root, config));
   if (d.kind === "deny") return denyOutput(d.reason);
   if (d.kind === "pass") return null;
-  const { contract, close } = await stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse);
+  const { contract, close } = await stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse, true);
   const approve = `the user approves writes for one turn by starting a line of their message with ${config.approve_marker}`;
   try {
     await contract.requireWritable(d.action);

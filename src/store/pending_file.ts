@@ -23,8 +23,13 @@ export class FilePendingStore implements PendingStore {
     this.#crash = crash ?? (() => {});
   }
 
+  /** Whether it is there; a path the process cannot look at (permissions, a link loop, a file in place of a directory) counts as there: the gate then reads read-only. */
   exists(): boolean {
-    return existsSync(this.path);
+    try {
+      return statSync(this.path, { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return true;
+    }
   }
 
   read(): Promise<PendingCheckpoint | null> {

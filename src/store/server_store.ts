@@ -9,8 +9,9 @@
  * (flags show in `ps`).
  */
 import { createHash } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize } from "node:path";
 
 export interface ServerStore {
   url: string;
@@ -98,13 +99,56 @@ export function defaultStateDir(url: string, project: string, env: Record<string
  */
 export function hookServerStore(env: Record<string, string | undefined> = process.env): ServerStore | null {
   const store = serverStoreFrom({}, env);
-  if (store && !store.stateDir.split("/").includes(".longrun")) {
+  if (store && !realPathUnder(store.stateDir, ".longrun")) {
     throw new StoreConfigError(
-      `${STORE_ENV.stateDir}=${store.stateDir} is not inside a directory named .longrun, which the gate protects; ` +
-        `use one that is (e.g. /var/lib/runner/.longrun/state), or leave it unset for the default`,
+      `${STORE_ENV.stateDir}=${store.stateDir} is not inside a directory named .longrun, which the gate protects (an absolute path, ` +
+        `no '.' or '..', and no link leading out of it); use one that is (e.g. /var/lib/runner/.longrun/state), or leave it unset for the default`,
     );
   }
   return store;
+}
+
+/**
+ * Whether `dir` is an absolute, normalized path that, with every link in its existing part
+ * resolved, has a segment named `name`: where it really is, not how it is spelled.
+ */
+function realPathUnder(dir: string, name: string): boolean {
+  if (!isAbsolute(dir) || normalize(dir) !== dir.replace(/(.)\/+$/, "$1")) return false;
+  let head = dir;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      head = realpathSync(head);
+      break;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || head === dirname(head)) return false;
+      rest.unshift(basename(head));
+      head = dirname(head);
+    }
+  }
+  return join(head, ...rest).split("/").includes(name);
+}
+
+/**
+ * For the gate: the state directory must be there, a directory. Moved, removed or replaced (the
+ * agent under an earlier lease, say), a pending checkpoint in it would be out of the gate's sight,
+ * so the gate refuses writes instead (fail closed) until the directory is back: the user's next
+ * message lays it out again. Throws `StoreConfigError` naming it; a permission error throws as is.
+ */
+export function requireStateDir(store: Pick<ServerStore, "stateDir">): void {
+  let st;
+  try {
+    st = statSync(store.stateDir, { throwIfNoEntry: false });
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOTDIR") throw e;
+  }
+  if (!st?.isDirectory()) {
+    throw new StoreConfigError(
+      `this runner's state directory ${store.stateDir} is ${st ? "not a directory" : "missing"} (moved or removed?), so the gate cannot see a pending checkpoint ` +
+        `and refuses writes; the user's next message lays it out again (a pending checkpoint moved away with it is not replayed: put it back)`,
+    );
+  }
 }
 
 /** This runner's pending checkpoint for the root on a server (the hook and the servers agree on it). */
