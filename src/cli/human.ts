@@ -61,6 +61,11 @@ export async function runHuman(
       process.stderr.write(`longrun: ${e.kind}: ${e.message}\n`);
       return 1;
     }
+    if (e instanceof InvalidRootError) {
+      // a database that holds another project (a root on a server)
+      process.stderr.write(`longrun: ${e.message}\n`);
+      return 2;
+    }
     throw e;
   }
   if (command === "recover" && o.acceptMemory) {

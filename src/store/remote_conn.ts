@@ -131,6 +131,10 @@ export function classifyRemote(e: unknown, url: string): unknown {
   const msg = typeof err?.message === "string" ? err.message : String(e);
   if (code.startsWith("SQLITE_") && !/SQLITE_(IOERR|CANTOPEN)/.test(code)) return e;
   if (/HTTP status 40[13]\b|AUTH_|unauthorized|forbidden/i.test(msg + " " + code)) return new StorageError("refused", url, msg, e);
+  if (/EPROTO|TLS|SSL|certificate|CERT_/i.test(msg + " " + code)) {
+    const plain = /^(libsql|https|wss):/.test(url) ? " (libsql://, https:// and wss:// speak TLS; a server without TLS is http:// or ws://)" : "";
+    return new StorageError("unreachable", url, `${msg}${plain}`, e);
+  }
   if (
     /fetch failed|ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|Unable to connect|socket|network|WebSocket|HRANA_(WEBSOCKET|CLOSED)|HTTP status 5\d\d|timed? ?out|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|dns|STREAM_EXPIRED|closed/i
       .test(msg + " " + code + " " + String(err?.name ?? ""))

@@ -79,10 +79,25 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
       assert.equal(((await a.result("task.status")) as { task: { description: string } }).task.description, "alpha's task");
       // a call naming another root is refused too (a server store serves its one project)
       assert.match((await a.error("task.status", { root: "/tmp" })).message, /serves project alpha/);
+      // the commands for people say it in one line too (no stack trace)
+      for (const cmd of ["status", "resume", "finish", "recover"]) {
+        const r = await run([BINARY, cmd, "--store", db.url, "--project", "beta", "--state-dir", dir()]);
+        assert.equal(r.code, 2, `${cmd}: ${r.stderr}`);
+        assert.match(r.stderr, /holds project "alpha", not "beta"/);
+        assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      }
     } finally {
       await a.close();
       await b.close();
     }
+  });
+
+  test("a TLS URL (libsql://) for a server without TLS is storage_error unreachable, saying which schemes speak TLS", async () => {
+    const r = await run([BINARY, "status", "--store", db.url.replace(/^http:/, "libsql:"), "--project", "tls", "--state-dir", dir()]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /storage_error/);
+    assert.match(r.stderr, /speak TLS; a server without TLS is http:\/\/ or ws:\/\//);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
   });
 
   test("server unreachable: the gate refuses (fails closed), a checkpoint goes to the runner's pending file, and the server's return replays it exactly once", async () => {
