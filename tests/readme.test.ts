@@ -47,7 +47,7 @@ describe("README", () => {
 
   test("the limits table states the numbers the code enforces", () => {
     const fmt = (n: number) => n.toLocaleString("en-US");
-    for (const key of ["line_bytes", "body_bytes", "batch_size", "json_depth", "short_text_chars", "text_chars", "memory_content_chars", "list_items", "memories_per_root", "save_many_items", "search_limit", "context_read_bytes", "checkpoint_data_chars"] as const) {
+    for (const key of Object.keys(LIMITS) as (keyof typeof LIMITS)[]) {
       assert.ok(readme.includes(fmt(LIMITS[key])), `${key} = ${fmt(LIMITS[key])} is not in the README`);
     }
   });

@@ -42,10 +42,12 @@ Usage:
   longrun --version | --help
 
 DIR must be an existing absolute directory; it defaults to the working directory.
---store URL --project KEY (or LONGRUN_STORE, LONGRUN_PROJECT; token in LONGRUN_STORE_TOKEN) put the
-root on a libSQL server instead (serve, http, mcp, hook, status, resume…); see the README's deployment section.
-Everything of a project lives under it: .longrun/state.json, .longrun/pending_checkpoint.json,
-memory.db, raw_data/. Logs go to stderr; in serve and mcp modes stdout carries protocol only.
+--store URL --project KEY [--state-dir DIR] (or LONGRUN_STORE, LONGRUN_PROJECT, LONGRUN_STATE_DIR;
+token in LONGRUN_STORE_TOKEN) put the root on a libSQL server instead (serve, http, mcp, status, resume,
+checkpoint, finish, recover; hooks read the variables only); see the README's deployment section.
+Everything of a local project lives under DIR: memory.db (task state, memory, run ledger),
+.longrun/ (pending checkpoint, settings, tokens), raw_data/ (long bodies). Logs go to stderr; in
+serve and mcp modes stdout carries protocol only.
 `;
 
 type Values = Record<string, string | boolean | string[] | undefined>;

@@ -20,6 +20,8 @@ export const LIMITS = {
   memory_content_chars: 512 * 1024,
   /** Keywords of one memory or task, and scope patterns of one lease. */
   list_items: 64,
+  /** One item of such a list (a keyword, a scope pattern, a tool, a source, a gap), in characters. */
+  list_item_chars: 200,
   /** Memories one root may hold (checkpoints and outcomes are never refused for this). */
   memories_per_root: 2_000_000,
   /** Records in one memory.save_many. */

@@ -10,11 +10,11 @@ import { TASK_STATUSES } from "../core/status.ts";
 export const shortText = (min = 1) => v.pipe(v.string(), v.minLength(min), v.maxLength(LIMITS.short_text_chars));
 export const longText = (min = 1) => v.pipe(v.string(), v.minLength(min), v.maxLength(LIMITS.text_chars));
 export const stringList = () =>
-  v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200))), v.maxLength(LIMITS.list_items));
+  v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.list_item_chars))), v.maxLength(LIMITS.list_items));
 /** Text that names an action or a path: no control characters (NUL, newline, escape, …). */
 const noControl = v.regex(/^[^\u0000-\u001f\u007f]*$/, "control characters (NUL, newlines, escapes) are not allowed in actions and paths");
 export const actionText = () => v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.short_text_chars), noControl);
-export const patternList = () => v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200), noControl)), v.maxLength(LIMITS.list_items));
+export const patternList = () => v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.list_item_chars), noControl)), v.maxLength(LIMITS.list_items));
 export const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
 
 const root = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096)));

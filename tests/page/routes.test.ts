@@ -127,6 +127,20 @@ describe("status page routes (in-process)", () => {
     assert.equal((await task()).access_mode, "read_only");
   });
 
+  test("the lease panel gives the cause: no grant in this turn, or a task that is not in progress (its lease ended with it)", async () => {
+    await rpc("task.start", { description: "page task" });
+    const why = async () => {
+      const r = await app.request("/page/state", { headers: { host: HOST, authorization: `Bearer ${tokens.host}` } });
+      return ((await r.json()) as { lease: { writable: boolean; why: string | null } }).lease;
+    };
+    assert.deepEqual(await why(), { ...(await why()), writable: false, why: "read_only" });
+    await rpc("writes.enable", { reason: "edit" });
+    assert.equal((await why()).writable, true);
+    await rpc("task.checkpoint", { summary: "pause here", next_step: "go on" });
+    assert.equal((await task()).status, "paused");
+    assert.deepEqual(await why(), { ...(await why()), writable: false, why: "not_in_progress" });
+  });
+
   test("a page session opened with the agent's link sees the state but cannot grant, revoke or cancel", async () => {
     await rpc("task.start", { description: "page task" }, tokens.agent);
     const { result } = await rpc("run.start", { owner: "w" }, tokens.agent);

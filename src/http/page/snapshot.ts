@@ -109,7 +109,9 @@ export function rootChoices(defaultRoot: string, allowRoots: string[]): string[]
 export function leaseView(task: TaskState, now: Date): LeaseView {
   const d = checkGate(task, "(status page)", now);
   const writable = d.ok || d.error.reason === "out_of_scope";
-  return { writable, why: d.ok || writable ? null : d.error.reason, turn: task.turn_index, lease: writable ? task.lease : null };
+  // leaving in_progress revokes the lease, so the gate's first answer is "read-only": the page says the cause
+  const why = d.ok || writable ? null : d.error.reason === "read_only" && task.status !== "in_progress" ? "not_in_progress" : d.error.reason;
+  return { writable, why, turn: task.turn_index, lease: writable ? task.lease : null };
 }
 
 export function timelineOf(task: TaskState): TimelineEntry[] {
