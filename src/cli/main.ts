@@ -32,7 +32,8 @@ Usage:
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
   longrun finish [--summary S] [--root DIR]
-                                    accept the task as completed (also one waiting for verification)
+                                    accept the task as completed (also one waiting for verification;
+                                    a paused task: resume first)
   longrun recover [--force] [--root DIR]
                                     rebuild a lost or corrupt task state from the last checkpoint in memory;
                                     --force rebuilds it over a readable one
