@@ -53,7 +53,7 @@ export interface RunResult {
 
 export function run(
   argv: string[],
-  options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; input?: string | Uint8Array; cwd?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, rootArgv(argv.slice(1)), {

@@ -14,6 +14,8 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { dirCleanups, REPO, removeDir, tempDir } from "./helpers.ts";
 import { rmSync, writeFileSync } from "node:fs";
+import { after, before } from "node:test";
+import { requireBinary } from "./protocol/server.ts";
 
 const PLATFORM: Record<string, string> = { "linux-x64": "linux-x64", "linux-arm64": "linux-arm64", "darwin-x64": "darwin-x64", "darwin-arm64": "darwin-arm64" };
 
@@ -160,4 +162,30 @@ export async function testRoot(): Promise<string> {
     rmSync(server.dataDir, { recursive: true, force: true });
   });
   return dir;
+}
+
+/**
+ * For a describe block of tests against one sqld and the compiled binary: starts the server
+ * before the tests and stops it after, with temporary directories removed at the end. Call it in
+ * the describe body; `db()` is the server, `dir()` a new temporary directory.
+ */
+export function useSqld(): { db: () => Sqld; dir: () => string } {
+  let db: Sqld | null = null;
+  const dirs: string[] = [];
+  before(async () => {
+    requireBinary();
+    db = await startSqld();
+  });
+  after(async () => {
+    await db?.stop();
+    for (const d of dirs) removeDir(d);
+  });
+  return {
+    db: () => db!,
+    dir: () => {
+      const d = tempDir();
+      dirs.push(d);
+      return d;
+    },
+  };
 }

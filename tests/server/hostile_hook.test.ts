@@ -10,16 +10,15 @@
  * refused); these are the tricks around them.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer, type Server as HttpServer } from "node:http";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { removeDir, tempDir, until } from "../helpers.ts";
+import { before, describe, test } from "node:test";
+import { run } from "../helpers.ts";
 import { decision, hook } from "../hooks/hook_run.ts";
-import { BINARY, requireBinary, Server } from "../protocol/server.ts";
-import { freePort, type Sqld, sqldBinary, sqldMissing, startSqld } from "../sqld.ts";
+import { BINARY, Server } from "../protocol/server.ts";
+import { freePort, type Sqld, sqldMissing, startSqld, useSqld } from "../sqld.ts";
 
 const skip = sqldMissing();
 
@@ -48,21 +47,9 @@ async function listen(reply: { status: number; body: string } | null): Promise<{
 }
 
 describe("the PreToolUse hook on a server store under attack (the binary against sqld)", { skip }, () => {
+  const { db: server, dir } = useSqld();
   let db: Sqld;
-  const dirs: string[] = [];
-  const dir = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return d;
-  };
-  before(async () => {
-    requireBinary();
-    db = await startSqld();
-  });
-  after(async () => {
-    await db.stop();
-    for (const d of dirs) removeDir(d);
-  });
+  before(() => void (db = server()));
 
   const writeIn = (project: string) => ({ tool_name: "Write", tool_input: { file_path: join(project, "a.txt"), content: "x" } });
 
@@ -225,16 +212,6 @@ describe("the PreToolUse hook on a server store under attack (the binary against
   });
 });
 
-/** The hook with stdin given as is (not JSON-encoded by the helper): an exit status and the outputs. */
-function runRaw(project: string, input: string | Buffer, env: Record<string, string>, cwd = project): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BINARY, ["hook", "claude", "PreToolUse", "--root", project], { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+/** The hook with stdin given as is (not JSON-encoded by the helper), in the project directory as Claude Code runs it. */
+const runRaw = (project: string, input: string | Uint8Array, env: Record<string, string>) =>
+  run([BINARY, "hook", "claude", "PreToolUse", "--root", project], { input, env, cwd: project });

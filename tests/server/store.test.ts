@@ -16,7 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { decision, hook } from "../hooks/hook_run.ts";
 import { BINARY, requireBinary, Server } from "../protocol/server.ts";
 import { defaultStateDir } from "../../src/store/server_store.ts";
-import { jwtKeys, type Sqld, sqldMissing, startSqld } from "../sqld.ts";
+import { jwtKeys, type Sqld, sqldMissing, startSqld, useSqld } from "../sqld.ts";
 
 const skip = sqldMissing();
 
@@ -35,21 +35,9 @@ async function checkpointsIn(url: string): Promise<number> {
 }
 
 describe("a root on a libSQL server (the binary against sqld)", { skip }, () => {
+  const { db: server, dir } = useSqld();
   let db: Sqld;
-  const dirs: string[] = [];
-  const dir = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return d;
-  };
-  before(async () => {
-    requireBinary();
-    db = await startSqld();
-  });
-  after(async () => {
-    await db.stop();
-    for (const d of dirs) removeDir(d);
-  });
+  before(() => void (db = server()));
 
   test("bad store settings end the command at start with one line saying what to pass; nothing is opened", async () => {
     const cases: [string[], RegExp][] = [
