@@ -107,16 +107,25 @@ describe("the PreToolUse hook on a server store under attack (the binary against
     }
   });
 
-  test("under a lease the agent cannot make a .longrun of its own, nor reach the state directory by other spellings", async () => {
+  /** A runner on its own sqld with a task and a lease, its state directory under a home of its own (~/.local/state/.longrun/runner). */
+  const withLease = async (fn: (o: { project: string; home: string; state: string; env: Record<string, string> }) => Promise<void>) => {
     const own = await startSqld();
     const project = dir();
     const home = dir();
     const state = join(home, ".local", "state", ".longrun", "runner");
-    const env = { LONGRUN_STORE: own.url, LONGRUN_PROJECT: "p", LONGRUN_STATE_DIR: state, HOME: home };
     const s = runner(own.url, "p", state);
     try {
       await s.result("task.start", { description: "lease" });
       await s.result("writes.enable", { reason: "anything" });
+      await fn({ project, home, state, env: { LONGRUN_STORE: own.url, LONGRUN_PROJECT: "p", LONGRUN_STATE_DIR: state, HOME: home } });
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  };
+
+  test("under a lease the agent cannot make a .longrun of its own, nor reach the state directory by other spellings", async () =>
+    withLease(async ({ project, home, env }) => {
       const elsewhere = dir();
       const attempts: [string, Record<string, unknown>][] = [
         ["mkdir a .longrun", { tool_name: "Bash", tool_input: { command: `mkdir -p ${elsewhere}/.longrun/runner` } }],
@@ -131,27 +140,15 @@ describe("the PreToolUse hook on a server store under attack (the binary against
       ];
       for (const [what, payload] of attempts) assert.equal(decision(await hook(project, "PreToolUse", payload, env)), "deny", what);
       assert.notEqual(decision(await hook(project, "PreToolUse", writeIn(project), env)), "deny", "the lease itself works");
-    } finally {
-      await s.close();
-      await own.stop();
-    }
-  });
+    }));
 
   // Found by this suite: the gate protects paths with a .longrun segment, not the directories above
   // one, so under a lease the agent can move, remove or relink a parent of the state directory,
   // which takes a pending checkpoint out of the hook's sight as surely as deleting it. The gate now
   // refuses every write while the state directory is not there (fail closed), until the user's next
   // message lays it out again.
-  test("a state directory taken away through a directory above it (moved, removed, relinked) closes the gate, even under a lease", async () => {
-    const own = await startSqld();
-    const project = dir();
-    const home = dir();
-    const state = join(home, ".local", "state", ".longrun", "runner");
-    const env = { LONGRUN_STORE: own.url, LONGRUN_PROJECT: "p", LONGRUN_STATE_DIR: state, HOME: home };
-    const s = runner(own.url, "p", state);
-    try {
-      await s.result("task.start", { description: "lease" });
-      await s.result("writes.enable", { reason: "anything" });
+  test("a state directory taken away through a directory above it (moved, removed, relinked) closes the gate, even under a lease", async () =>
+    withLease(async ({ project, home, state, env }) => {
       const writes = async () => decision(await hook(project, "PreToolUse", writeIn(project), env)) !== "deny";
       assert.ok(await writes(), "the lease lets a write by at first");
       const local = join(home, ".local");
@@ -175,11 +172,7 @@ describe("the PreToolUse hook on a server store under attack (the binary against
       await hook(project, "UserPromptSubmit", { prompt: "go on" }, env);
       assert.ok(statSync(state).isDirectory(), "laid out again by the next message");
       assert.equal(decision(await hook(project, "PreToolUse", writeIn(project), env)), "deny", "read-only in the new turn");
-    } finally {
-      await s.close();
-      await own.stop();
-    }
-  });
+    }));
 
   // Found by this suite: the hook checked for a .longrun segment in the text of LONGRUN_STATE_DIR,
   // not where it leads: `..` after it, a relative path (resolved against the hook's working
