@@ -4,7 +4,7 @@
  * recent turns and grants, runs with their receipts and budgets, artifacts and adjustments. A
  * section that fails to read says so and never blanks the rest.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkGate } from "../../core/lease.ts";
 import type { TaskSummary } from "../../core/ports.ts";
@@ -86,6 +86,15 @@ export function rootChoices(defaultRoot: string, allowRoots: string[]): string[]
       return false;
     }
   };
+  // a link in an allowed directory to a root elsewhere is not offered (the registry refuses it too)
+  const inside = (dir: string, child: string) => {
+    try {
+      const real = realpathSync(child);
+      return real === child || real.startsWith(realpathSync(dir) + "/");
+    } catch {
+      return false;
+    }
+  };
   for (const dir of allowRoots) {
     if (out.size >= SNAPSHOT_LIMITS.roots) break;
     if (isRoot(dir)) out.add(dir);
@@ -99,7 +108,7 @@ export function rootChoices(defaultRoot: string, allowRoots: string[]): string[]
       if (out.size >= SNAPSHOT_LIMITS.roots) break;
       if (name.startsWith(".")) continue;
       const child = join(dir, name);
-      if (isRoot(child)) out.add(child);
+      if (isRoot(child) && inside(dir, child)) out.add(child);
     }
   }
   return [...out];
