@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:fs";
 import { StorageError } from "./core/errors.ts";
+import { PROTECTED_ROOT_ADVICE, protectedPlace, protectedRootDetail, type RootPlaceHit } from "./root_place.ts";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TaskContract } from "./core/contract.ts";
@@ -87,7 +88,26 @@ export function rootPaths(dir: string): RootPaths {
   };
 }
 
-/** Checks that `dir` is an existing absolute directory and returns its real path. */
+/**
+ * The root a caller named lies inside a protected directory (`.longrun/` anywhere, `raw_data/` of
+ * a root, `.claude/`, `.git/`, …: src/root_place.ts): refused before anything is created there.
+ */
+export class ProtectedRootError extends InvalidRootError {
+  readonly rule: string;
+  readonly at: string;
+  constructor(root: string, readonly real: string, hit: RootPlaceHit) {
+    super(root, protectedRootDetail(root, real, hit), PROTECTED_ROOT_ADVICE);
+    this.name = "ProtectedRootError";
+    this.rule = hit.rule;
+    this.at = hit.at;
+  }
+}
+
+/**
+ * Checks that `dir` is an existing absolute directory outside every protected directory and
+ * returns its real path. Every route (stdio, HTTP, MCP, the CLI's and hooks' `--root`,
+ * `--allow-root`, `Root.open`) resolves its roots here.
+ */
 export function resolveRoot(dir: string): string {
   if (typeof dir !== "string" || dir === "") throw new InvalidRootError(String(dir), "it is empty");
   if (dir.includes("\0")) throw new InvalidRootError(dir, "it contains a NUL byte");
@@ -101,7 +121,10 @@ export function resolveRoot(dir: string): string {
     throw e; // not the caller's mistake (out of descriptors, I/O): reported as what it is
   }
   if (!st.isDirectory()) throw new InvalidRootError(dir, "it is not a directory");
-  return realpathSync(dir);
+  const real = realpathSync(dir);
+  const hit = protectedPlace(real);
+  if (hit) throw new ProtectedRootError(dir, real, hit);
+  return real;
 }
 
 export interface RootOptions {

@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, userPromptSubmit } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
 import { loadOwn } from "../runtime/load.ts";
+import { protectedRootRefusal } from "../root_place.ts";
 
 /** How long each hook may take before it answers on its own (installed timeouts are far longer). */
 export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = {
@@ -73,6 +74,8 @@ async function handle(event: ClaudeEvent, rootFlag: string | undefined): Promise
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw new Error("the hook input is not a JSON object");
   const payload = input as HookInput;
   const root = rootFor(rootFlag, payload);
+  const refused = protectedRootRefusal(root); // the same rule as resolveRoot's, before anything reads or lays out the root
+  if (refused) throw new Error(refused);
   const config = loadHookConfig(root);
   switch (event) {
     case "PreToolUse":
