@@ -92,7 +92,7 @@ export async function compile(options: CompileOptions): Promise<{ outfile: strin
   const result = await Bun.build({
     // the entry; the bundles runtime/load.ts loads (a hook loads its own, and the root or the
     // installer only when it needs them); the Workers
-    entrypoints: ["src/main.ts", "src/hooks/command.ts", "src/cli/main.ts", "src/root.ts", "src/hooks/install.ts", "src/memory/worker.ts", "src/memory/writer_worker.ts"].map((e) => join(REPO, e)),
+    entrypoints: ["src/main.ts", "src/hooks/command.ts", "src/cli/main.ts", "src/root.ts", "src/hooks/install.ts", "src/memory/worker.ts", "src/memory/writer_worker.ts", "src/hooks/watchdog.ts"].map((e) => join(REPO, e)),
     root: join(REPO, "src"),
     compile: { outfile: options.outfile, target: target.bun, ...(executablePath ? { executablePath } : {}) },
     minify: true,

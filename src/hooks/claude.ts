@@ -16,7 +16,7 @@ import { PROGRESS_KIND, TaskContract } from "../core/contract.ts";
 import { errorKind, LongrunError, WriteGateViolation } from "../core/errors.ts";
 import type { MemoryStore } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { NoActiveTaskError } from "../core/errors.ts";
 import type { StateStore } from "../core/ports.ts";
 import { loadOwn } from "../runtime/load.ts";
@@ -30,7 +30,8 @@ import { crashPointsFromEnv } from "../store/crash.ts";
 import { parseApproval } from "./approval.ts";
 import type { HookConfig } from "./config.ts";
 import { protectContext } from "./protect.ts";
-import { decideTool, type ToolContext } from "./tools.ts";
+import { decideTool, type ShellRun, type ToolContext } from "./tools.ts";
+import { sandboxedCommand } from "./wrap.ts";
 import { lastAssistantText } from "./transcript.ts";
 
 export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"] as const;
@@ -138,19 +139,34 @@ function toolContext(input: HookInput, root: string, config: HookConfig): ToolCo
     env: { home: protect.home, cwd: protect.cwd, vars: { HOME: protect.home, PWD: protect.cwd, CLAUDE_PROJECT_DIR: root } },
     approveMarker: config.approve_marker,
     readOnlyTools: config.read_only_tools,
+    leaseTools: config.lease_tools,
     bashReadOnly: config.bash_read_only,
     trustedPrograms: config.trusted_programs,
     path: process.env.PATH ?? "/usr/bin:/bin",
   };
 }
 
-const READ_TOOLS_HINT = "use Read, Grep or Glob to look at files";
+const READ_TOOLS_HINT = "use the Read tool to look at files";
 
-/** The gate. Deny with a reason, or nothing. */
+/**
+ * A shell command that passed the gate, rewritten to run inside the OS boundary the lease chose
+ * (`longrun sandbox`); the rest of the tool's input is kept as it was. Claude Code runs the
+ * rewritten command and judges it by its own permission rules (the hook never answers "allow").
+ */
+function runInside(input: HookInput, shell: ShellRun, mode: "read" | "lease", root: string, config: HookConfig): HookOutput {
+  if (config.sandbox === "off") return null;
+  const args = (input.tool_input ?? {}) as Record<string, unknown>;
+  const updatedInput = { ...args, [shell.field]: sandboxedCommand(shell.command, mode, root) };
+  return { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput } };
+}
+
+/** The gate. Deny with a reason, a shell command rewritten into its boundary, or nothing. */
 export async function preToolUse(input: HookInput, root: string, config: HookConfig): Promise<HookOutput> {
   const d = await decideTool(input, toolContext(input, root, config));
   if (d.kind === "deny") return denyOutput(d.reason);
-  if (d.kind === "pass") return null;
+  if (d.kind === "pass") return d.shell ? runInside(input, d.shell, "read", root, config) : null;
+  const ended = turnEndPending(root);
+  if (ended) return denyOutput(`the last turn ended but longrun could not record it yet (${ended}), so writes are refused until the next message begins a turn`);
   const { contract, close } = await stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse, true);
   const approve = `the user approves writes for one turn by starting a line of their message with ${config.approve_marker}`;
   try {
@@ -168,7 +184,33 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
   } finally {
     close();
   }
-  return null;
+  return d.shell ? runInside(input, d.shell, "lease", root, config) : null;
+}
+
+/**
+ * Where a Stop that could not end its turn leaves word of it (`.longrun/`, or the server store's
+ * state directory): while it is there the gate refuses writes, until a prompt begins a new turn.
+ */
+function turnEndPath(root: string): string {
+  const server = hookServerStore();
+  return server ? `${server.stateDir}/turn_end_pending` : `${root}/.longrun/turn_end_pending`;
+}
+
+function turnEndPending(root: string): string | null {
+  const path = turnEndPath(root);
+  return existsSync(path) ? `a Stop hook found the state busy or failing; see ${path}` : null;
+}
+
+function markTurnEnded(root: string, why: string): void {
+  try {
+    writeFileSync(turnEndPath(root), JSON.stringify({ at: new Date().toISOString(), why }) + "\n");
+  } catch {
+    // nowhere to leave word: the lease still ends at the next prompt's turn
+  }
+}
+
+function clearTurnEnded(root: string): void {
+  rmSync(turnEndPath(root), { force: true });
 }
 
 function context(event: ClaudeEvent, text: string): HookOutput {
@@ -216,15 +258,18 @@ async function beginTurn(prompt: string, approval: ReturnType<typeof parseApprov
 
 async function beginTurnWith(contract: TaskContract, prompt: string, approval: ReturnType<typeof parseApproval>, root: string, config: HookConfig): Promise<HookOutput> {
   const wait = LOCK_WAIT_MS.UserPromptSubmit;
-  let task = (await contract.status()).task;
+  const { task: current, pending_checkpoint } = await contract.status();
+  let task = current;
   const marker = config.approve_marker;
-  if (!task || task.status === "completed" || task.status === "failed" || task.status === "paused") {
-    if (!approval && (!task || task.status !== "paused")) {
+  if (!task || task.status === "completed" || task.status === "failed" || task.status === "paused" || pending_checkpoint) {
+    if (!approval && (!task || (task.status !== "paused" && !pending_checkpoint))) {
+      clearTurnEnded(root);
       return context("UserPromptSubmit", `longrun: no active task in this project; writes are refused until the user approves with a line starting ${marker}.`);
     }
     const r = await openRoot(root, wait);
     try {
-      if (task?.status === "paused") task = (await r.contract.resume()).task;
+      // a paused task, or one with a checkpoint waiting to be saved, resumes: a new turn that replays it
+      if (task && (task.status === "paused" || (pending_checkpoint && task.status === "in_progress"))) task = (await r.contract.resume()).task;
       else {
         const description = prompt.split(/\r?\n/).filter((l) => !l.trim().startsWith(marker)).join("\n").trim() || approval!.reason;
         task = (await r.contract.startTask(description)).task;
@@ -237,28 +282,43 @@ async function beginTurnWith(contract: TaskContract, prompt: string, approval: R
     task = await contract.beginTurn("user prompt");
     if (approval && task.status === "in_progress") task = await contract.enableWrites({ ...approval, granted_by: GRANTED_BY });
   }
+  clearTurnEnded(root);
   const note = approval && task.status !== "in_progress" ? ` (the approval was not applied: the task is ${task.status})` : "";
   return context("UserPromptSubmit", `longrun: task ${task.task_id} (${task.status}), turn ${task.turn_index}: ${leaseLine(task, marker)}${note}.`);
 }
 
-export async function sessionStart(_input: HookInput, root: string): Promise<HookOutput> {
-  const peek = await peekTask(root, LOCK_WAIT_MS.SessionStart);
-  if (!peek || peek.status === "completed" || peek.status === "failed") return null;
-  const r = await openRoot(root, LOCK_WAIT_MS.SessionStart);
+/**
+ * SessionStart: what the task is, for the model's context. A turn begins only at
+ * UserPromptSubmit: a new, resumed or cleared session ends a lease that still stands (its turn is
+ * over), and a compaction (`source: "compact"`, in the middle of a turn) changes nothing, so the
+ * user's grant outlives it.
+ */
+export async function sessionStart(input: HookInput, root: string, config?: HookConfig): Promise<HookOutput> {
+  const compact = input.source === "compact";
+  const { contract, state, close } = await stateOnlyContract(root, LOCK_WAIT_MS.SessionStart);
+  let t: TaskState | null;
   try {
-    const res = await r.contract.resume();
-    const t = res.task;
-    const lines = [
-      `longrun: resumed task ${t.task_id} (${t.status}) in turn ${t.turn_index}, read-only.`,
-      `Task: ${t.description}`,
-      `Phase: ${t.phase || "-"}; next step: ${t.next_step || "-"}`,
-      ...res.memories.slice(0, 5).map((m) => `Memory ${m.id}: ${m.title}`),
-    ];
-    if (res.replayed) lines.push(`A pending checkpoint was saved to memory as ${res.replayed.memory_id}.`);
-    return context("SessionStart", lines.join("\n"));
+    t = await state.load();
+    if (!t || t.status === "completed" || t.status === "failed") return null;
+    if (!compact && t.lease) t = await contract.endTurn("session started");
   } finally {
-    await r.close();
+    close();
   }
+  const marker = config?.approve_marker ?? "/approve";
+  const lines = [
+    compact ? `longrun: the context was compacted; task ${t.task_id} (${t.status}) goes on in turn ${t.turn_index}: ${leaseLine(t, marker)}.` : `longrun: task ${t.task_id} (${t.status}), turn ${t.turn_index}, read-only until the user approves writes.`,
+    `Task: ${t.description}`,
+    `Phase: ${t.phase || "-"}; next step: ${t.next_step || "-"}`,
+  ];
+  if (!compact) {
+    const r = await openRoot(root, LOCK_WAIT_MS.SessionStart);
+    try {
+      for (const m of (await r.memory.recent(t.task_id, 5))) lines.push(`Memory ${m.id}: ${m.title}`);
+    } finally {
+      await r.close();
+    }
+  }
+  return context("SessionStart", lines.join("\n"));
 }
 
 /** The current task, read without libSQL, or null. */
@@ -291,6 +351,17 @@ function lastWords(input: HookInput): string {
  * pause checkpoint (the next prompt resumes the task); with nothing to say, no empty record is made.
  */
 export async function stop(input: HookInput, root: string): Promise<HookOutput> {
+  try {
+    return await stopTurn(input, root);
+  } catch (e) {
+    // the turn is over whether or not it could be recorded: leave word, so the gate refuses writes
+    const why = (e as Error)?.message ?? String(e);
+    markTurnEnded(root, why);
+    return { systemMessage: `longrun: the turn ended but could not be recorded (${why}); writes are refused until the next message` };
+  }
+}
+
+async function stopTurn(input: HookInput, root: string): Promise<HookOutput> {
   const { contract, state, close } = await stateOnlyContract(root, LOCK_WAIT_MS.Stop);
   try {
     const peek = await state.load();
@@ -305,7 +376,7 @@ export async function stop(input: HookInput, root: string): Promise<HookOutput> 
       await r.contract.checkpoint({ summary, next_step: peek.next_step, kind: "stop" });
       return null;
     } catch (e) {
-      await contract.endTurn("turn ended (Stop); checkpoint failed").catch(() => {});
+      await contract.endTurn("turn ended (Stop); checkpoint failed");
       if (errorKind(e) === "checkpoint_write_error") return { systemMessage: `longrun: ${(e as Error).message}` };
       throw e;
     } finally {

@@ -30,12 +30,12 @@ const BLOCKING: ReadonlySet<string> = new Set(["PreToolUse", "UserPromptSubmit"]
 /** The largest hook input read; Claude Code's payloads are far smaller. */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
-let answered = false;
+/** One Int32 shared with the watchdog: the thread that changes it from 0 to 1 answers. */
+const claim = new SharedArrayBuffer(4);
 
 /** Writes the one answer of this process (later attempts are ignored) and returns its exit code. */
 function answer(out: HookOutput, code = 0, stderr = ""): number {
-  if (answered) return code;
-  answered = true;
+  if (Atomics.compareExchange(new Int32Array(claim), 0, 0, 1) !== 0) return code;
   if (out !== null) writeSync(1, JSON.stringify(out) + "\n");
   if (stderr) writeSync(2, stderr.endsWith("\n") ? stderr : stderr + "\n");
   return code;
@@ -83,7 +83,7 @@ async function handle(event: ClaudeEvent, rootFlag: string | undefined): Promise
     case "UserPromptSubmit":
       return userPromptSubmit(payload, root, config);
     case "SessionStart":
-      return sessionStart(payload, root);
+      return sessionStart(payload, root, config);
     case "Stop":
       return payload.stop_hook_active === true ? null : stop(payload, root);
     case "PreCompact":
@@ -98,19 +98,35 @@ export async function runClaudeHook(event: string, rootFlag: string | undefined)
   const ev = event as ClaudeEvent;
   const blocking = BLOCKING.has(ev);
   const deadline = DEADLINE_MS[ev];
-  const timer = setTimeout(() => {
-    const code = blocking ? failClosed(ev, `no decision within ${deadline / 1000} s`) : answer({ systemMessage: `longrun: the ${ev} hook gave up after ${deadline / 1000} s` });
-    process.exit(code);
-  }, deadline);
+  startWatchdog(ev, blocking, deadline);
   try {
     const out = await handle(ev, rootFlag);
     return answer(out);
   } catch (e) {
     const message = (e as Error)?.message ?? String(e);
     return blocking ? failClosed(ev, message) : answer({ systemMessage: `longrun: ${message}` }, 0, `longrun hook: ${message}`);
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+/** Where the watchdog Worker's module is: embedded beside this bundle, or beside this source. */
+function watchdogUrl(): string {
+  const main = process.argv[1] ?? "";
+  if (/^(\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/.test(main)) return main.slice(0, Math.max(main.lastIndexOf("/"), main.lastIndexOf("\\"))) + "/hooks/watchdog.js";
+  return new URL("./watchdog.ts", import.meta.url).href;
+}
+
+/**
+ * The hard bound: a Worker that answers deny (or, for a non-blocking event, a note) and ends the
+ * process when the deadline passes, even while this thread is stuck in a synchronous check or in
+ * reading a stdin that never closes.
+ */
+function startWatchdog(ev: ClaudeEvent, blocking: boolean, deadline: number): void {
+  const message = blocking
+    ? `longrun: no decision within ${deadline / 1000} s; ${ev === "PreToolUse" ? "the tool call is denied" : "the prompt is blocked"} (fail closed)`
+    : JSON.stringify({ systemMessage: `longrun: the ${ev} hook gave up after ${deadline / 1000} s` });
+  const worker = new Worker(watchdogUrl(), { type: "module" }) as Worker & { unref?: () => void };
+  worker.unref?.();
+  worker.postMessage({ claim, deadlineMs: deadline, blocking, message });
 }
 
 export async function runHook(args: string[]): Promise<number> {

@@ -7,8 +7,13 @@
  *     "approve_marker": "/approve",
  *     "bash_read_only": ["npm test", "cargo check"],     command prefixes the user vouches for
  *     "read_only_tools": ["mcp__github__get_issue"],      tools that change nothing
- *     "trusted_programs": ["/home/me/.local/bin/rg"]      programs this user could modify, trusted anyway
+ *     "lease_tools": ["mcp__github__create_issue"],       tools that write, allowed under the turn's lease
+ *     "trusted_programs": ["/home/me/.local/bin/rg"],     programs this user could modify, trusted anyway
+ *     "sandbox": "bubblewrap"                             the OS boundary of every shell command, or "off"
  *   }
+
+ * `sandbox` defaults to "bubblewrap" on Linux (every Bash command runs inside `longrun sandbox`)
+ * and "off" elsewhere, where the gate's checks are best effort; `longrun doctor` says which.
  */
 import { readFileSync } from "node:fs";
 import { DEFAULT_MARKER } from "./approval.ts";
@@ -18,10 +23,16 @@ export interface HookConfig {
   /** Extra Bash command prefixes allowed in read-only turns (the built-in table always applies). */
   bash_read_only: string[];
   read_only_tools: string[];
+  /** Tools the table does not know that the user allows under a lease (anything unknown is denied). */
+  lease_tools: string[];
   trusted_programs: string[];
+  /** The OS boundary shell commands run in: "bubblewrap" (`longrun sandbox`) or "off" (the parser only). */
+  sandbox: "bubblewrap" | "off";
 }
 
-const KEYS = ["approve_marker", "bash_read_only", "read_only_tools", "trusted_programs"];
+const DEFAULT_SANDBOX: HookConfig["sandbox"] = process.platform === "linux" ? "bubblewrap" : "off";
+
+const KEYS = ["approve_marker", "bash_read_only", "read_only_tools", "lease_tools", "trusted_programs", "sandbox"];
 
 function stringList(raw: Record<string, unknown>, key: string, check: (s: string) => boolean, what: string): string[] {
   const v = raw[key];
@@ -35,7 +46,7 @@ export function loadHookConfig(root: string): HookConfig {
   try {
     text = readFileSync(`${root}/.longrun/hooks.json`, "utf8");
   } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return { approve_marker: DEFAULT_MARKER, bash_read_only: [], read_only_tools: [], trusted_programs: [] };
+    if ((e as { code?: string }).code === "ENOENT") return { approve_marker: DEFAULT_MARKER, bash_read_only: [], read_only_tools: [], lease_tools: [], trusted_programs: [], sandbox: DEFAULT_SANDBOX };
     throw e;
   }
   let raw: unknown;
@@ -50,10 +61,14 @@ export function loadHookConfig(root: string): HookConfig {
   if (unknown.length) throw new Error(`.longrun/hooks.json: unknown setting ${JSON.stringify(unknown[0])} (known: ${KEYS.join(", ")})`);
   const marker = r.approve_marker ?? DEFAULT_MARKER;
   if (typeof marker !== "string" || !/^\/[A-Za-z][A-Za-z0-9_-]{1,39}$/.test(marker)) throw new Error(".longrun/hooks.json: approve_marker must be a slash command such as /approve");
+  const sandbox = r.sandbox ?? DEFAULT_SANDBOX;
+  if (sandbox !== "bubblewrap" && sandbox !== "off") throw new Error('.longrun/hooks.json: sandbox must be "bubblewrap" or "off"');
   return {
+    sandbox,
     approve_marker: marker,
     bash_read_only: stringList(r, "bash_read_only", (s) => /^[A-Za-z0-9][A-Za-z0-9._+-]*( [A-Za-z0-9._:=+-]+)*$/.test(s), "command prefixes such as \"npm test\" (plain words)"),
     read_only_tools: stringList(r, "read_only_tools", (s) => /^[A-Za-z][A-Za-z0-9_-]{0,199}$/.test(s), "exact tool names"),
+    lease_tools: stringList(r, "lease_tools", (s) => /^[A-Za-z][A-Za-z0-9_-]{0,199}$/.test(s), "exact tool names"),
     trusted_programs: stringList(r, "trusted_programs", (s) => s.startsWith("/"), "absolute paths"),
   };
 }

@@ -13,52 +13,19 @@ import { type Access, globNamesHit, pathHit, type ProtectContext, resolveExistin
 import { readOnlyRefusal } from "./readonly_bash.ts";
 import { parseShell, ShellParseError } from "./shell/parse.ts";
 import { type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
+import { OWN_MCP_PREFIX, TOOLS, type ToolRule, unknownToolReason } from "./tool_table.ts";
 
 export type ToolDecision =
   | { kind: "deny"; reason: string }
-  | { kind: "pass" }
-  | { kind: "lease"; action: string; tool: string; shell: boolean; notReadOnly?: string };
+  | { kind: "pass"; shell?: ShellRun }
+  | { kind: "lease"; action: string; tool: string; shell?: ShellRun; notReadOnly?: string };
 
-/**
- * Tools that change nothing in the project, with the input fields that name what they read.
- * Checked against Claude Code's tools reference; users add their own (e.g. read-only MCP tools)
- * in `.longrun/hooks.json` as `read_only_tools`.
- */
-export const READ_ONLY_TOOLS: Readonly<Record<string, readonly string[]>> = {
-  Read: ["file_path"],
-  Grep: ["path"],
-  Glob: ["path"],
-  LSP: ["file_path", "filePath"],
-  NotebookRead: ["notebook_path"],
-  WebFetch: [],
-  WebSearch: [],
-  TodoWrite: [],
-  Agent: [],
-  Task: [],
-  AskUserQuestion: [],
-  EnterPlanMode: [],
-  ExitPlanMode: [],
-  ListMcpResourcesTool: [],
-  ReadMcpResourceTool: [],
-  ToolSearch: [],
-  WaitForMcpServers: [],
-  TaskOutput: [],
-  TaskGet: [],
-  TaskList: [],
-  TaskCreate: [],
-  TaskUpdate: [],
-  TaskStop: [],
-  BashOutput: [],
-  Skill: [],
-};
-
-/** Tools that write one file, with the field that names it. */
-export const WRITE_TOOLS: Readonly<Record<string, string>> = {
-  Write: "file_path",
-  Edit: "file_path",
-  MultiEdit: "file_path",
-  NotebookEdit: "notebook_path",
-};
+/** A shell command that may run: the field that holds it, and whether it outlives the call. */
+export interface ShellRun {
+  field: string;
+  command: string;
+  background: boolean;
+}
 
 /** Inputs larger than this are not scanned; they are refused. */
 const MAX_SCAN_CHARS = 1_000_000;
@@ -68,6 +35,7 @@ export interface ToolContext {
   env: WordEnv;
   approveMarker: string;
   readOnlyTools: readonly string[];
+  leaseTools: readonly string[];
   bashReadOnly: readonly string[];
   trustedPrograms: readonly string[];
   path: string;
@@ -96,16 +64,30 @@ export async function decideTool(input: unknown, c: ToolContext): Promise<ToolDe
   const inside = checkPath(c.env.cwd, "read", c, tool);
   if (inside) return deny(`the working directory ${c.env.cwd} is inside longrun's files; work from the project directory`);
 
-  if (tool === "Bash") return bashDecision(args, c);
-  const target = WRITE_TOOLS[tool];
-  if (target !== undefined) return writeDecision(tool, args[target], c);
-  if (tool === "Skill" || tool === "SlashCommand") {
-    const forged = approvalIn(args, c.approveMarker, true);
-    if (forged) return deny(forged);
+  if (c.readOnlyTools.includes(tool)) return readDecision(tool, args, { kind: "read", paths: [] }, c);
+  if (c.leaseTools.includes(tool)) return userLeaseDecision(tool, args, c);
+  const rule: ToolRule | undefined = Object.hasOwn(TOOLS, tool) ? TOOLS[tool] : undefined;
+  if (rule === undefined) {
+    if (tool.startsWith(OWN_MCP_PREFIX)) return { kind: "pass" };
+    return deny(unknownToolReason(tool));
   }
-  const reads = READ_ONLY_TOOLS[tool];
-  if (reads !== undefined || c.readOnlyTools.includes(tool)) return readDecision(tool, args, reads ?? [], c);
-  return unknownDecision(tool, args, c);
+  for (const [field, why] of Object.entries(rule.refuse ?? {})) {
+    if (args[field] !== undefined && args[field] !== null && args[field] !== false) return deny(`${tool} with ${field}: ${why}`);
+  }
+  switch (rule.kind) {
+    case "shell":
+      return shellDecision(tool, args, rule.background, c);
+    case "write":
+      return writeDecision(tool, rule.path, args[rule.path], c);
+    case "read":
+      return readDecision(tool, args, rule, c);
+    case "inert": {
+      const forged = approvalIn(args, c.approveMarker, rule.forgeCheck === true);
+      return forged ? deny(forged) : { kind: "pass" };
+    }
+    case "deny":
+      return deny(`${tool} is refused in every mode: ${rule.why}`);
+  }
 }
 
 function sizeOf(v: unknown): number {
@@ -132,12 +114,12 @@ function checkPath(path: string, access: Access, c: ToolContext, tool: string): 
   return null;
 }
 
-function writeDecision(tool: string, value: unknown, c: ToolContext): ToolDecision {
-  const path = pathField(value, WRITE_TOOLS[tool]!, tool);
+function writeDecision(tool: string, field: string, value: unknown, c: ToolContext): ToolDecision {
+  const path = pathField(value, field, tool);
   if (typeof path !== "string") return path;
   const refused = checkPath(path, "write", c, tool);
   if (refused) return refused;
-  return { kind: "lease", action: `${tool} ${rootRelative(path, c)}`, tool, shell: false };
+  return { kind: "lease", action: `${tool} ${rootRelative(path, c)}`, tool };
 }
 
 /**
@@ -153,13 +135,9 @@ export function rootRelative(path: string, c: ToolContext): string {
   return rel;
 }
 
-/** Read tools whose path field is required: without it the call is malformed, and malformed is refused. */
-const REQUIRED_PATH: Readonly<Record<string, string>> = { Read: "file_path", NotebookRead: "notebook_path" };
-
-function readDecision(tool: string, args: Record<string, unknown>, fields: readonly string[], c: ToolContext): ToolDecision {
-  const required = REQUIRED_PATH[tool];
-  if (required !== undefined && args[required] === undefined) return deny(`${tool} has no ${required}, so the call cannot be checked`);
-  for (const f of fields) {
+function readDecision(tool: string, args: Record<string, unknown>, rule: Extract<ToolRule, { kind: "read" }>, c: ToolContext): ToolDecision {
+  if (rule.required !== undefined && args[rule.required] === undefined) return deny(`${tool} has no ${rule.required}, so the call cannot be checked`);
+  for (const f of rule.paths) {
     const v = args[f];
     if (v === undefined) continue;
     const path = pathField(v, f, tool);
@@ -168,10 +146,15 @@ function readDecision(tool: string, args: Record<string, unknown>, fields: reado
     if (refused) return refused;
   }
   // Glob's pattern and Grep's file filter name what they reach: `.longrun/**`, `{.lo,x}ngrun/*`
-  for (const f of tool === "Glob" ? ["pattern"] : tool === "Grep" ? ["glob"] : []) {
+  for (const f of rule.globs ?? []) {
     if (typeof args[f] !== "string") continue;
     const refused = searchGlobRefusal(tool, args[f] as string, c);
     if (refused) return refused;
+  }
+  // a tool the user called read-only may still name a protected file in any field
+  if (rule.paths.length === 0) {
+    const named = namedProtected(tool, args, "read", c);
+    if (named) return named;
   }
   return { kind: "pass" };
 }
@@ -195,10 +178,12 @@ function searchGlobRefusal(tool: string, glob: string, c: ToolContext): ToolDeci
   return null;
 }
 
-async function bashDecision(args: Record<string, unknown>, c: ToolContext): Promise<ToolDecision> {
+async function shellDecision(tool: string, args: Record<string, unknown>, background: boolean, c: ToolContext): Promise<ToolDecision> {
   const command = args.command;
-  if (typeof command !== "string" || command.trim() === "") return deny("Bash has no command, so the call cannot be checked");
+  if (typeof command !== "string" || command.trim() === "") return deny(`${tool} has no command, so the call cannot be checked`);
   if (CONTROL.test(command)) return deny("the command contains control characters (they can hide what it does)");
+  const runsOn = background || args.run_in_background === true;
+  const shell: ShellRun = { field: "command", command, background: runsOn };
   let script;
   try {
     script = parseShell(command);
@@ -207,30 +192,40 @@ async function bashDecision(args: Record<string, unknown>, c: ToolContext): Prom
     return deny(`longrun cannot read this command with certainty (${e.message}), so it is refused; write it plainly`);
   }
   const notReadOnly = await readOnlyRefusal(script, c.protect, c.env, { extra: c.bashReadOnly, trustedPrograms: c.trustedPrograms, path: c.path });
-  if (notReadOnly === null) return { kind: "pass" };
+  if (notReadOnly === null) return { kind: "pass", shell };
   const protectedHit = leaseRefusal(command, { protect: c.protect, env: c.env });
   if (protectedHit) return deny(`${protectedHit} (refused under any lease)`);
+  // a command that outlives the call would outlive the lease, and could change files between the
+  // gate's check of a later call and its use
+  if (runsOn) return deny(`${tool} runs this command in the background, and a command that writes may not outlive the call that the lease allowed; run it in the foreground`);
   // A shell can write anywhere, so the lease is checked for "Bash" itself: an unscoped lease
   // covers it, a scoped one only when the user put Bash in its scope.
-  return { kind: "lease", action: "Bash", tool: "Bash", shell: true, notReadOnly };
+  return { kind: "lease", action: "Bash", tool, shell, notReadOnly };
 }
 
-/** Unknown tools (MCP tools, PowerShell, new tools): writes, and never near protected files. */
-function unknownDecision(tool: string, args: Record<string, unknown>, c: ToolContext): ToolDecision {
+/** A tool the user named in `lease_tools`: a write, never near protected files. */
+function userLeaseDecision(tool: string, args: Record<string, unknown>, c: ToolContext): ToolDecision {
   const forged = approvalIn(args, c.approveMarker, false);
   if (forged) return deny(forged);
+  const named = namedProtected(tool, args, "write", c);
+  if (named) return named;
+  return { kind: "lease", action: tool, tool };
+}
+
+/** Any string of a payload that names a protected path (text, or a path resolved on disk). */
+function namedProtected(tool: string, args: Record<string, unknown>, access: Access, c: ToolContext): ToolDecision | null {
   let checked = 0;
   for (const s of strings(args)) {
-    const t = textHit(s, "write", c.protect);
+    const t = textHit(s, access, c.protect);
     if (t) return deny(`${tool} names ${t}, which agents may not touch under any lease`);
     // a string that looks like a path is resolved too (symlinks, ~)
     if (checked < 200 && s.length < 4096 && !CONTROL.test(s) && !s.includes("\n") && /^(\/|~\/|\.{1,2}\/)|\//.test(s)) {
       checked++;
-      const refused = checkPath(isAbsolute(s) || s.startsWith("~") ? s : `${c.protect.cwd}/${s}`, "write", c, tool);
+      const refused = checkPath(isAbsolute(s) || s.startsWith("~") ? s : `${c.protect.cwd}/${s}`, access, c, tool);
       if (refused) return refused;
     }
   }
-  return { kind: "lease", action: tool, tool, shell: false };
+  return null;
 }
 
 function* strings(v: unknown, depth = 0): Generator<string> {

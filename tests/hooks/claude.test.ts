@@ -12,7 +12,8 @@ import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts"
 import { readTask, writeTask } from "../state_helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
-import { decision, hook } from "./hook_run.ts";
+import { sandboxedCommand } from "../../src/hooks/wrap.ts";
+import { decision, hook, passed, rewritten } from "./hook_run.ts";
 const reason = (o: { out: any; stderr: string }) => String(o.out?.hookSpecificOutput?.permissionDecisionReason ?? o.stderr);
 const write = (root: string, file: string) => ({ tool_name: "Write", tool_input: { file_path: join(root, file), content: "x" }, tool_use_id: "t1" });
 const state = (root: string) => readTask(root);
@@ -90,16 +91,20 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(decision(r), "deny");
     assert.match(reason(r), /Bash can write anywhere/);
     await hook(root, "UserPromptSubmit", { prompt: "/approve scope=src/**,Bash src and shell" });
-    assert.equal((await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf src/x" } })).stdout, "");
+    const leased = await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf src/x" } });
+    assert.ok(passed(leased), leased.stdout);
+    assert.equal(rewritten(leased), sandboxedCommand("rm -rf src/x", "lease", root, BINARY), "it runs inside the lease's OS boundary");
   });
 
-  test("read-only Bash passes with no decision; a writing Bash needs the lease and the denial says why and what to use instead", async () => {
+  test("read-only Bash passes with no decision, rewritten to run inside the read-only OS boundary; a writing Bash needs the lease and the denial says why and what to use instead", async () => {
     await readOnlyTurn(root);
-    assert.equal((await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls -la" } })).stdout, "");
+    const ls = await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls -la", description: "list" } });
+    assert.ok(passed(ls), ls.stdout);
+    assert.deepEqual(ls.out.hookSpecificOutput.updatedInput, { command: sandboxedCommand("ls -la", "read", root, BINARY), description: "list" }, "the rest of the input is kept");
     const r = await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "sort -o out.txt a.txt" } });
     assert.equal(decision(r), "deny");
     assert.match(reason(r), /the option -o is not allowed/);
-    assert.match(reason(r), /Read, Grep or Glob/);
+    assert.match(reason(r), /the Read tool/);
   });
 
   test("more read-only Bash commands and tools can be vouched for in .longrun/hooks.json", async () => {
@@ -109,7 +114,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(decision(await hook(root, "PreToolUse", npm)), "deny");
     assert.equal(decision(await hook(root, "PreToolUse", mcp)), "deny");
     writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ bash_read_only: ["npm test"], read_only_tools: ["mcp__github__get_issue"] }));
-    assert.equal((await hook(root, "PreToolUse", npm)).stdout, "");
+    assert.equal(rewritten(await hook(root, "PreToolUse", npm)), sandboxedCommand("npm test", "read", root, BINARY));
     assert.equal((await hook(root, "PreToolUse", mcp)).stdout, "");
     assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm install" } })), "deny");
     assert.equal(decision(await hook(root, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test > out.txt" } })), "deny");
@@ -249,14 +254,60 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(existsSync(join(root, "memory.db")), false, "no root was laid out");
   });
 
-  test("SessionStart resumes the task read-only in a new turn and tells the model where it stands", async () => {
+  test("SessionStart tells the model where the task stands and begins no turn; the next prompt resumes it read-only", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "Port the importer\n/approve yes" });
     await hook(root, "Stop", { last_assistant_message: "started the port" });
     const s = await hook(root, "SessionStart", { source: "resume" });
     const ctx = s.out.hookSpecificOutput.additionalContext as string;
-    assert.match(ctx, /resumed task T_.* in turn 2, read-only/);
+    assert.match(ctx, /task T_.* \(paused\), turn 1, read-only/);
     assert.match(ctx, /Port the importer/);
-    assert.equal((await state(root)).access_mode, "read_only");
+    assert.equal((await state(root)).turn_index, 1, "a turn begins only at UserPromptSubmit");
+    await hook(root, "UserPromptSubmit", { prompt: "go on" });
+    const t = await state(root);
+    assert.equal(t.turn_index, 2);
+    assert.equal(t.status, "in_progress");
+    assert.equal(t.access_mode, "read_only");
+  });
+
+  test("a new session ends a lease that still stands (its turn was never ended), without beginning a turn", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "Port the importer\n/approve yes" });
+    const s = await hook(root, "SessionStart", { source: "startup" });
+    assert.match(s.out.hookSpecificOutput.additionalContext, /read-only/);
+    const t = await state(root);
+    assert.equal(t.access_mode, "read_only");
+    assert.equal(t.turn_index, 1);
+    assert.equal(decision(await hook(root, "PreToolUse", write(root, "a.txt"))), "deny");
+  });
+
+  test("a compaction in the middle of a turn keeps the turn and the user's grant", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "Port the importer\n/approve yes" });
+    assert.equal(await hook(root, "PreCompact", { trigger: "auto" }).then((r) => r.code), 0);
+    const s = await hook(root, "SessionStart", { source: "compact" });
+    assert.match(s.out.hookSpecificOutput.additionalContext, /compacted.*writes are approved for this turn/s);
+    const t = await state(root);
+    assert.equal(t.access_mode, "writable");
+    assert.equal(t.turn_index, 1);
+    assert.ok(passed(await hook(root, "PreToolUse", write(root, "a.txt"))), "the lease stands");
+  });
+
+  test("a Stop that cannot end its turn (the state is locked) leaves word, and the gate refuses writes until the next prompt", async () => {
+    await hook(root, "UserPromptSubmit", { prompt: "Port the importer\n/approve yes" });
+    const holder = holdLock(join(root, "memory.db"));
+    try {
+      await holder.ready;
+      const st = await hook(root, "Stop", {});
+      assert.equal(st.code, 0, "Stop never blocks");
+      assert.match(st.out.systemMessage, /could not be recorded/);
+    } finally {
+      holder.release();
+    }
+    const w = await hook(root, "PreToolUse", write(root, "a.txt"));
+    assert.equal(decision(w), "deny", "the lease of an ended turn is not used, even though the state still shows it");
+    assert.match(reason(w), /last turn ended/);
+    await hook(root, "UserPromptSubmit", { prompt: "next" });
+    assert.equal(existsSync(join(root, ".longrun", "turn_end_pending")), false, "the new turn clears the word");
+    await hook(root, "UserPromptSubmit", { prompt: "/approve again" });
+    assert.ok(passed(await hook(root, "PreToolUse", write(root, "a.txt"))));
   });
 
   test("the PreToolUse path loads neither libSQL nor anything native; serve does (the check can fail)", async () => {

@@ -12,6 +12,8 @@ import { after, before, describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 import { READ_ONLY_PASSES } from "./corpus.ts";
+import { sandboxedCommand } from "../../src/hooks/wrap.ts";
+import { passed, rewritten } from "./hook_run.ts";
 
 /** Every entry under `dir` with its kind, mode, size and content hash (git's index aside: see below). */
 function snapshot(dir: string, base = dir, out = new Map<string, string>()): Map<string, string> {
@@ -64,7 +66,9 @@ describe("commands the read-only rule passes change nothing when run", () => {
         input: JSON.stringify({ hook_event_name: "PreToolUse", cwd: project, tool_name: "Bash", tool_input: { command } }),
       });
       assert.equal(gate.code, 0, gate.stderr);
-      assert.equal(gate.stdout, "", `the gate passes it: ${gate.stdout}`);
+      const out = gate.stdout.trim() ? JSON.parse(gate.stdout) : null;
+      assert.ok(passed({ out, code: gate.code }), `the gate passes it: ${gate.stdout}`);
+      assert.equal(rewritten({ out }), sandboxedCommand(command, "read", project, BINARY), "to run inside the read-only OS boundary");
       const before = snapshot(project);
       const argv = asRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", command] : ["sh", "-c", command];
       await run(argv, { cwd: project, env: { HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" } });

@@ -10,3 +10,9 @@ export async function hook(root: string, event: string, payload: Record<string, 
 
 /** A PreToolUse answer: "deny" (a deny decision, or exit 2) or whatever else it said (nothing: undefined). */
 export const decision = (o: { out: any; code: number | null }) => (o.code === 2 ? "deny" : o.out?.hookSpecificOutput?.permissionDecision);
+
+/** A PreToolUse answer that lets the call through: exit 0 and no permission decision at all (never "allow"). */
+export const passed = (o: { out: any; code: number | null }) => o.code === 0 && (o.out === null || (o.out.hookSpecificOutput?.hookEventName === "PreToolUse" && o.out.hookSpecificOutput.permissionDecision === undefined));
+
+/** The command a passing shell call was rewritten to (`longrun sandbox …`), or null when it was not rewritten. */
+export const rewritten = (o: { out: any }): string | null => o.out?.hookSpecificOutput?.updatedInput?.command ?? null;
