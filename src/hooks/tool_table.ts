@@ -70,7 +70,7 @@ export const TOOLS: Readonly<Record<string, ToolRule & { example?: Record<string
   MultiEdit: { kind: "write", path: "file_path", example: { file_path: "a.txt", edits: [] } },
   NotebookEdit: { kind: "write", path: "notebook_path", example: { notebook_path: "a.ipynb", new_source: "1" } },
   Bash: { kind: "shell", background: false, example: { command: "git status" } },
-  Monitor: { kind: "shell", background: true, refuse: { ws: "a Monitor on a socket connects to the network, which commands may not" }, example: { command: "tail -f log.txt" } },
+  Monitor: { kind: "shell", background: true, refuse: { ws: "a Monitor on a socket connects to the network, which commands may not" }, example: { command: "cat log.txt" } },
   DeferredToolPlaceholder: { kind: "deny", why: "it stands for tools not loaded yet and is not a tool to call" },
   PowerShell: { kind: "deny", why: "longrun cannot check PowerShell commands; use Bash" },
   CronCreate: { kind: "deny", why: SCHEDULES },

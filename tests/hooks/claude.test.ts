@@ -164,6 +164,21 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(r.code, 2);
   });
 
+  test("a stdin that never closes is denied at the hard bound (the watchdog answers while the main thread is stuck reading)", async () => {
+    requireBinary();
+    const child = spawn(BINARY, ["hook", "claude", "PreToolUse", "--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.write('{"hook_event_name":"PreToolUse","tool_name":"Write",');
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("close", (c, sig) => resolve([c, sig])));
+    clearTimeout(killer);
+    child.stdin.destroy();
+    assert.equal(signal, null, "it ended by itself, not by the test's kill");
+    assert.equal(code, 2, "exit 2: Claude Code blocks the call");
+    assert.match(stderr, /no decision within .* denied \(fail closed\)/);
+  });
+
   test("a held state lock makes PreToolUse answer within its deadline, denied, naming the holder", async () => {
     await hook(root, "UserPromptSubmit", { prompt: "/approve uses=5 go" }); // a counted lease needs the lock to record a use
     const holder = holdLock(join(root, "memory.db"));
