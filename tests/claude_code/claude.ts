@@ -197,6 +197,11 @@ export async function runClaude(o: RunClaudeOptions): Promise<ClaudeRun> {
   }
 }
 
+/** The result of the `call`-th tool call of step `step` (results arrive in the order the client sends them, not the order of the calls). */
+export function resultOf(r: ClaudeRun, step: number, call = 0): ToolResult | undefined {
+  return r.toolResults.find((t) => t.step === step && t.call === call);
+}
+
 /** A short account of a run for assertion messages. */
 export function describeRun(r: ClaudeRun): string {
   const results = r.toolResults.map((t) => `${t.tool}${t.is_error ? " (error)" : ""}: ${t.content.slice(0, 300)}`).join("\n  ");

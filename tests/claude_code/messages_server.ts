@@ -10,7 +10,9 @@
  * not count. After the last step the model says DONE_TEXT and ends the turn.
  *
  * Requests that are not the main loop (no `tools` in the body: title, summary, topic and other
- * helper requests) get a short text answer; `POST /v1/messages/count_tokens` gets a count. Every
+ * helper requests) get a short text answer; a compaction's summary request (it carries the tools,
+ * and ends with the client's "create a detailed summary" instruction) gets COMPACT_SUMMARY and
+ * takes no step; `POST /v1/messages/count_tokens` gets a count. Every
  * request is recorded (method, path, body), and every tool_result the model receives is kept once,
  * in order, with the call it answers.
  *
@@ -30,8 +32,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   body: Record<string, unknown> | null;
-  /** The main loop (the body has tools), a helper request, token counting, or anything else. */
-  kind: "main" | "side" | "count_tokens" | "other";
+  /** The main loop (the body has tools), a compaction (the summary request), a helper request, token counting, or anything else. */
+  kind: "main" | "compact" | "side" | "count_tokens" | "other";
   /** For main requests: the step answered (steps.length when the script was done). */
   step?: number;
 }
@@ -42,6 +44,8 @@ export interface ToolResult {
   tool: string;
   input: Record<string, unknown>;
   step: number;
+  /** The call's place in its step (0 for a single call). */
+  call: number;
   /** The result's text (text blocks joined with newlines; other blocks as JSON). */
   content: string;
   is_error: boolean;
@@ -49,6 +53,16 @@ export interface ToolResult {
 
 export const DONE_TEXT = "Done (the script has no more steps).";
 export const SIDE_TEXT = "Scripted answer";
+export const COMPACT_SUMMARY = "The user and the assistant ran a scripted conversation.";
+
+/** Whether the last user message is Claude Code's compaction instruction. */
+export function isCompaction(body: Record<string, unknown>): boolean {
+  const messages = Array.isArray(body.messages) ? (body.messages as Message[]) : [];
+  const last = messages.at(-1);
+  if (!last || last.role !== "user") return false;
+  const text = typeof last.content === "string" ? last.content : blocksOf(last).map((b) => (typeof b.text === "string" ? b.text : "")).join("\n");
+  return /create a detailed summary of the conversation/i.test(text) && /<summary>/.test(text);
+}
 
 type Block = Record<string, unknown>;
 type Message = { role?: string; content?: unknown };
@@ -67,7 +81,7 @@ export class MessagesServer {
   readonly requests: RecordedRequest[] = [];
   readonly toolResults: ToolResult[] = [];
   readonly #seen = new Set<string>();
-  readonly #calls = new Map<string, { tool: string; input: Record<string, unknown>; step: number }>();
+  readonly #calls = new Map<string, { tool: string; input: Record<string, unknown>; step: number; call: number }>();
   readonly #run = Math.random().toString(36).slice(2, 10);
   #server: Server | null = null;
   port = 0;
@@ -134,6 +148,10 @@ export class MessagesServer {
         return this.#answer(res, body, [{ type: "text", text: this.sideAnswer(body) }], "end_turn");
       }
       const step = this.#collect(body);
+      if (isCompaction(body)) {
+        this.requests.push({ method, path, body, kind: "compact" });
+        return this.#answer(res, body, [{ type: "text", text: `<analysis>scripted</analysis>\n<summary>${COMPACT_SUMMARY}</summary>` }], "end_turn");
+      }
       this.requests.push({ method, path, body, kind: "main", step });
       const s = this.steps[step];
       if (s === undefined) return this.#answer(res, body, [{ type: "text", text: DONE_TEXT }], "end_turn");
@@ -141,7 +159,7 @@ export class MessagesServer {
       const calls = Array.isArray(s) ? s : [s];
       const blocks = calls.map((c, i) => {
         const id = `toolu_lr${this.#run}s${step}c${i}`;
-        this.#calls.set(id, { tool: c.tool, input: c.input, step });
+        this.#calls.set(id, { tool: c.tool, input: c.input, step, call: i });
         return { type: "tool_use", id, name: c.tool, input: c.input };
       });
       return this.#answer(res, body, blocks, "tool_use");
@@ -163,7 +181,7 @@ export class MessagesServer {
         next = Math.max(next, call.step + 1);
         if (this.#seen.has(b.tool_use_id)) continue;
         this.#seen.add(b.tool_use_id);
-        this.toolResults.push({ tool_use_id: b.tool_use_id, tool: call.tool, input: call.input, step: call.step, content: resultText(b.content), is_error: b.is_error === true });
+        this.toolResults.push({ tool_use_id: b.tool_use_id, tool: call.tool, input: call.input, step: call.step, call: call.call, content: resultText(b.content), is_error: b.is_error === true });
       }
     }
     return next;
