@@ -137,7 +137,7 @@ describe("a root inside a protected directory is refused on every route (the bin
           const e = (await rpc({ root })).error;
           assert.equal(e?.code, INVALID_PARAMS, root);
           assert.equal(e?.data.field, "root");
-          const v1 = await fetch(`${h.info.url}/v1/status?root=${encodeURIComponent(root)}`, { headers: auth });
+          const v1: Response = await fetch(`${h.info.url}/v1/status?root=${encodeURIComponent(root)}`, { headers: auth });
           assert.equal(v1.status, 422, `/v1/status ${root}: invalid params`);
           await v1.body?.cancel();
           await assert.rejects(client.callTool({ name: "task_status", arguments: { root } }), (e: { code?: number; data?: { field?: string } }) => e.code === INVALID_PARAMS && e.data?.field === "root", `mcp ${root}`);

@@ -130,10 +130,11 @@ function startWatchdog(ev: ClaudeEvent, blocking: boolean, deadline: number): vo
 }
 
 export async function runHook(args: string[]): Promise<number> {
-  let values: { root?: string };
+  let values: { root?: string; "without-os-sandbox"?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args, options: { root: { type: "string" } }, allowPositionals: true, strict: true }));
+    ({ values, positionals } = parseArgs({ args, options: { root: { type: "string" }, "without-os-sandbox": { type: "boolean" } }, allowPositionals: true, strict: true }));
+    if (values["without-os-sandbox"] && positionals[0] !== "install") throw new Error("--without-os-sandbox is an option of longrun hook install claude only");
   } catch (e) {
     if (args[0] === "claude" && BLOCKING.has(args[1] ?? "")) return failClosed(args[1]!, (e as Error).message);
     process.stderr.write(`longrun: ${(e as Error).message}; see longrun --help\n`);
@@ -143,8 +144,8 @@ export async function runHook(args: string[]): Promise<number> {
   if (a === "claude" && b && positionals.length === 2) return runClaudeHook(b, values.root);
   if ((a === "install" || a === "uninstall") && b === "claude" && positionals.length === 2) {
     const { installClaudeHooks, uninstallClaudeHooks } = await loadOwn<typeof import("./install.ts")>("hooks/install");
-    return a === "install" ? installClaudeHooks(values.root ?? process.cwd()) : uninstallClaudeHooks(values.root ?? process.cwd());
+    return a === "install" ? installClaudeHooks(values.root ?? process.cwd(), { withoutOsSandbox: values["without-os-sandbox"] === true }) : uninstallClaudeHooks(values.root ?? process.cwd());
   }
-  process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR] | longrun hook uninstall claude [--root DIR]\n");
+  process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR] [--without-os-sandbox] | longrun hook uninstall claude [--root DIR]\n");
   return 2;
 }

@@ -8,15 +8,20 @@
  *   start, crashes or times out then blocks instead of letting the call through; Claude Code
  *   2.1.295 and later);
  * - permission deny rules for longrun's files (project-relative and absolute forms);
- * - Claude Code's Bash sandbox, with longrun's files denied to every sandboxed command and its
- *   children (the operating-system boundary behind the hook's best-effort parsing), no way for a
- *   command to leave the sandbox, and no automatic approval of sandboxed commands;
+ * - Claude Code's Bash sandbox, with the protected paths (`PROTECTED`, src/hooks/protect.ts)
+ *   denied to every sandboxed command and its children (the operating-system boundary behind the
+ *   hook's best-effort parsing), `failIfUnavailable` (Claude Code refuses to start rather than run
+ *   Bash unsandboxed), no way for a command to leave the sandbox, no allowed network domains, and
+ *   no automatic approval of sandboxed commands;
  * and adds `.claude/commands/approve.md` (so a prompt starting with /approve is a real command the
  * model cannot invoke) and longrun's files to `.gitignore`. It then runs each hook once, in a
  * scratch root, to prove it answers. Uninstall removes what install added.
+ *
+ * On Linux the sandbox needs bubblewrap (working) and socat: without them install refuses (exit 2,
+ * nothing written) unless `--without-os-sandbox` accepts best-effort protection, loudly.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveRoot } from "../root.ts";
@@ -25,6 +30,7 @@ import { writeFileAtomic } from "../store/atomic.ts";
 import { DEFAULT_MARKER } from "./approval.ts";
 import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
+import { PROTECTED } from "./protect.ts";
 
 const MARK = " hook claude ";
 
@@ -51,8 +57,41 @@ export function hookCommand(self: string[], event: ClaudeEvent, root: string): s
 type HookEntry = { type: string; command: string; timeout?: number; onFailure?: string };
 type Group = { matcher?: string; hooks: HookEntry[] };
 
-/** longrun's own files, relative to the root. */
-const OWN_FILES = [".longrun", "memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal", "raw_data"];
+/** One protected path of a root, as the sandbox is told to deny it. */
+export interface ProtectedPath {
+  path: string;
+  /** The `PROTECTED` rule it comes from (`longrun_state`, `claude_settings`, …), or `longrun_exe`. */
+  rule: string;
+  what: string;
+  /** Reading is denied too, not only writing. */
+  read: boolean;
+}
+
+/**
+ * The protected paths of `root` as concrete paths, from the one table (`PROTECTED`): rules that
+ * hold directly inside a longrun root under `root`; rules that hold anywhere under `root` and the
+ * home directory; longrun's executable. The `/proc` rules are left out: the sandbox mounts a /proc
+ * of its own (a new PID namespace) in which no other process is visible.
+ */
+export function protectedPaths(root: string, exe: string | null, home = homedir()): ProtectedPath[] {
+  const out: ProtectedPath[] = [];
+  const seen = new Set<string>();
+  for (const rule of PROTECTED) {
+    if (rule.where === "absolute") continue;
+    let rels: string[] = [""];
+    for (const names of rule.segments) rels = rels.flatMap((r) => names.filter((n) => n !== "*").map((n) => (r ? `${r}/${n}` : n)));
+    for (const base of rule.where === "longrun_root" ? [root] : [root, home]) {
+      for (const rel of rels) {
+        const path = join(base, rel);
+        if (seen.has(path)) continue;
+        seen.add(path);
+        out.push({ path, rule: rule.id, what: rule.what, read: rule.read });
+      }
+    }
+  }
+  if (exe && !seen.has(exe)) out.push({ path: exe, rule: "longrun_exe", what: "longrun's own executable", read: false });
+  return out;
+}
 
 /**
  * Claude Code permission deny rules: `/x` is relative to the project (the settings file's
@@ -68,19 +107,25 @@ export function denyRules(root: string): string[] {
   return rules;
 }
 
-/** Paths the sandbox keeps from every Bash command and its children. */
-export function sandboxPaths(root: string, exe: string | null): { denyWrite: string[]; denyRead: string[] } {
-  const own = OWN_FILES.map((f) => join(root, f));
-  const home = homedir();
-  const denyWrite = [...own, join(root, ".claude"), join(root, ".git", "config"), join(root, ".git", "hooks"), join(home, ".claude", "settings.json"), join(home, ".claude.json")];
-  if (exe) denyWrite.push(exe);
-  return { denyWrite, denyRead: own };
+/** Paths the sandbox keeps from every Bash command and its children: every protected path from writes, the secret ones from reads too. */
+export function sandboxPaths(root: string, exe: string | null, home = homedir()): { denyWrite: string[]; denyRead: string[] } {
+  const all = protectedPaths(root, exe, home);
+  return { denyWrite: all.map((p) => p.path), denyRead: all.filter((p) => p.read).map((p) => p.path) };
+}
+
+/** Paths earlier versions of install added (taken out again by install and uninstall). */
+function legacySandboxPaths(home = homedir()): string[] {
+  return [join(home, ".claude", "settings.json")];
 }
 
 const isOurs = (h: { command?: unknown }) => typeof h.command === "string" && h.command.includes(MARK);
 
-/** `settings` with longrun's hooks, deny rules and sandbox paths for `root` in place of any earlier ones. */
-export function withLongrunHooks(settings: Record<string, unknown>, self: string[], root: string): Record<string, unknown> {
+/**
+ * `settings` with longrun's hooks, deny rules and sandbox for `root` in place of any earlier ones.
+ * `osSandbox: false` (installed with --without-os-sandbox where the sandbox cannot run) leaves
+ * `failIfUnavailable` off, else Claude Code would refuse to start at all.
+ */
+export function withLongrunHooks(settings: Record<string, unknown>, self: string[], root: string, osSandbox = true): Record<string, unknown> {
   const base = withoutLongrun(settings, root, self);
   const hooks = { ...((base.hooks as Record<string, Group[]> | undefined) ?? {}) };
   for (const event of CLAUDE_EVENTS) {
@@ -98,10 +143,15 @@ export function withLongrunHooks(settings: Record<string, unknown>, self: string
     const have = Array.isArray(fs[key]) ? (fs[key] as unknown[]) : [];
     fs[key] = [...have, ...paths[key].filter((p) => !have.includes(p))];
   }
+  const network = { ...((sandbox.network as Record<string, unknown> | undefined) ?? {}) };
+  // no domain a sandboxed command may reach without asking (the user's own list is kept)
+  if (!Array.isArray(network.allowedDomains)) network.allowedDomains = [];
   sandbox.enabled = true;
+  sandbox.failIfUnavailable = osSandbox;
   sandbox.allowUnsandboxedCommands = false;
   sandbox.autoAllowBashIfSandboxed = false;
   sandbox.filesystem = fs;
+  sandbox.network = network;
   return { ...base, hooks, permissions, sandbox };
 }
 
@@ -129,8 +179,9 @@ export function withoutLongrun(settings: Record<string, unknown>, root: string, 
     if (s.filesystem && typeof s.filesystem === "object") {
       const fs = { ...(s.filesystem as Record<string, unknown>) };
       const ours = sandboxPaths(root, compiledExe(self));
+      const legacy = legacySandboxPaths();
       for (const key of ["denyWrite", "denyRead"] as const) {
-        if (Array.isArray(fs[key])) fs[key] = (fs[key] as unknown[]).filter((x) => !(typeof x === "string" && ours[key].includes(x)));
+        if (Array.isArray(fs[key])) fs[key] = (fs[key] as unknown[]).filter((x) => !(typeof x === "string" && (ours[key].includes(x) || legacy.includes(x))));
       }
       s.filesystem = fs;
     }
@@ -210,8 +261,84 @@ function readSettings(file: string): Record<string, unknown> | string {
   }
 }
 
-function which(program: string): boolean {
-  return (process.env.PATH ?? "").split(":").some((d) => d && existsSync(join(d, program)));
+/** The executable `program` on `path` (the first one, as a shell finds it), or null. */
+export function onPath(program: string, path = process.env.PATH ?? ""): string | null {
+  for (const d of path.split(":")) {
+    if (!d.startsWith("/")) continue;
+    const p = join(d, program);
+    try {
+      if (statSync(p).isFile()) {
+        accessSync(p, constants.X_OK);
+        return p;
+      }
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** What Claude Code's sandbox needs on this machine, as found. */
+export interface OsSandboxFacts {
+  platform: string;
+  /** bubblewrap on PATH (Linux), or null. */
+  bwrap: string | null;
+  /** `bwrap --ro-bind / / true` ran and exited 0 (a kernel or container may forbid its namespaces). */
+  bwrapWorks: boolean;
+  /** Why it did not work, in a few words. */
+  bwrapError: string | null;
+  socat: string | null;
+}
+
+/**
+ * Looks for the sandbox's prerequisites: on Linux `bwrap` (and that it works) and `socat` on PATH;
+ * macOS has Seatbelt built in. TODO: use `sandboxStatus()` (src/sandbox/status.ts, `longrun
+ * sandbox`) once it exists, so install, doctor and the wrapper judge the machine alike.
+ */
+export function osSandboxFacts(env: Record<string, string | undefined> = process.env, platform: string = process.platform): OsSandboxFacts {
+  const facts: OsSandboxFacts = { platform, bwrap: null, bwrapWorks: false, bwrapError: null, socat: null };
+  if (platform !== "linux") return facts;
+  facts.bwrap = onPath("bwrap", env.PATH);
+  facts.socat = onPath("socat", env.PATH);
+  if (facts.bwrap) {
+    const r = spawnSync(facts.bwrap, ["--ro-bind", "/", "/", "true"], { encoding: "utf8", timeout: 5_000, stdio: ["ignore", "ignore", "pipe"] });
+    facts.bwrapWorks = r.status === 0;
+    if (!facts.bwrapWorks) facts.bwrapError = (r.error?.message ?? r.stderr?.trim().split("\n").at(-1) ?? "") || `exit status ${r.status ?? r.signal}`;
+  }
+  return facts;
+}
+
+/** What the sandbox lacks on this machine, one phrase each; empty when Claude Code can sandbox Bash. */
+export function osSandboxMissing(f: OsSandboxFacts): string[] {
+  if (f.platform === "darwin") return [];
+  if (f.platform !== "linux") return [`Claude Code has no command sandbox on ${f.platform}`];
+  const missing: string[] = [];
+  if (!f.bwrap) missing.push("bwrap (bubblewrap) is not on PATH");
+  else if (!f.bwrapWorks) missing.push(`${f.bwrap} cannot create its sandbox (bwrap --ro-bind / / true: ${f.bwrapError})`);
+  if (!f.socat) missing.push("socat is not on PATH");
+  return missing;
+}
+
+const INSTALL_HINT = "apt-get install bubblewrap socat";
+
+/**
+ * Why the executable the hooks will run is in a place that may not last (a temporary, virtual
+ * environment or build directory), or null. A hook whose program is gone fails, and Claude Code
+ * then blocks every tool call.
+ */
+export function unstableExeReason(exe: string, tmp = tmpdir()): string | null {
+  let tmpReal = tmp;
+  try {
+    tmpReal = realpathSync(tmp);
+  } catch {
+    // as given
+  }
+  for (const t of new Set([tmp, tmpReal, "/tmp", "/var/tmp", "/dev/shm"])) if (exe.startsWith(t.replace(/\/+$/, "") + "/")) return "a temporary directory";
+  const segs = exe.split("/");
+  if (segs.some((s) => s === "site-packages" || s === "dist-packages" || s === ".venv" || s === "venv" || s === "virtualenvs")) return "a Python virtual environment";
+  if (segs.some((s) => s === "node_modules")) return "node_modules";
+  if (segs.slice(0, -1).some((s) => s === "dist" || s === "build" || s === "target" || s === "out" || s === "_build")) return "a build directory";
+  return null;
 }
 
 /** The root's real path, or null after saying on stderr why it is not one. */
@@ -224,7 +351,12 @@ function rootOrReport(rootArg: string): string | null {
   }
 }
 
-export async function installClaudeHooks(rootArg: string): Promise<number> {
+export interface InstallOptions {
+  /** Install even where Claude Code's sandbox cannot run (protection is then best effort), with a loud warning. */
+  withoutOsSandbox?: boolean;
+}
+
+export async function installClaudeHooks(rootArg: string, options: InstallOptions = {}): Promise<number> {
   const root = rootOrReport(rootArg);
   if (root === null) return 2;
   const dir = join(root, ".claude");
@@ -234,12 +366,21 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
     process.stderr.write(`longrun: ${settings}\n`);
     return 1;
   }
+  // before anything is written: without its prerequisites Claude Code runs every command unsandboxed
+  const missing = osSandboxMissing(osSandboxFacts());
+  if (missing.length && !options.withoutOsSandbox) {
+    process.stderr.write(
+      `longrun: Claude Code's sandbox cannot run here (${missing.join("; ")}): install them (${INSTALL_HINT}) and run this again, ` +
+        "or pass --without-os-sandbox to install with best-effort protection only; nothing was written\n",
+    );
+    return 2;
+  }
   // The root's files must exist before the sandbox can deny them.
   const { Root } = await import("../root.ts");
   await (await Root.open(root, { searchInWorker: false })).close();
   const self = selfArgv();
   mkdirSync(join(dir, "commands"), { recursive: true });
-  writeFileAtomic(file, JSON.stringify(withLongrunHooks(settings, self, root), null, 2) + "\n");
+  writeFileAtomic(file, JSON.stringify(withLongrunHooks(settings, self, root, missing.length === 0), null, 2) + "\n");
   process.stdout.write(`wrote longrun hooks, deny rules and sandbox settings for ${root} into ${file}\n`);
   let marker: string;
   try {
@@ -253,10 +394,18 @@ export async function installClaudeHooks(rootArg: string): Promise<number> {
   process.stdout.write(`wrote ${command} (${marker} is a command only the user can run)\n`);
   const ignored = addToGitignore(root);
   if (ignored.length) process.stdout.write(`added ${ignored.join(" ")} to ${join(root, ".gitignore")}\n`);
-  if (process.platform === "linux" && !(which("bwrap") && which("socat"))) {
-    process.stdout.write(
-      "warning: Claude Code's sandbox needs bubblewrap and socat on Linux (apt-get install bubblewrap socat);\n" +
-        "         without them Claude Code runs Bash unsandboxed and longrun's files are protected by the hook's checks alone\n",
+  if (missing.length) {
+    process.stderr.write(
+      `longrun: WARNING: installed WITHOUT the operating-system sandbox (${missing.join("; ")}): Claude Code runs Bash unsandboxed and longrun's files are protected ` +
+        `by the hook's parsing alone, best effort; install them (${INSTALL_HINT}) and run longrun hook install claude again\n`,
+    );
+  }
+  const exe = compiledExe(self);
+  const unstable = exe ? unstableExeReason(exe) : null;
+  if (exe && unstable) {
+    process.stderr.write(
+      `longrun: warning: the hooks run ${exe}, which lies in ${unstable}; if it moves or is removed every hook fails and Claude Code blocks every tool call: ` +
+        "put longrun in a lasting place (install.sh, or ~/.local/bin) and install again from there\n",
     );
   }
 
