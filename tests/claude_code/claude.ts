@@ -68,6 +68,8 @@ export interface RunClaudeOptions {
   hookEvents?: boolean;
   /** Answers helper requests (no tools in the body). */
   sideAnswer?: (body: Record<string, unknown>) => string;
+  /** input_tokens reported by each main-loop answer (default 10); near the context window, the client compacts on its own. */
+  inputTokens?: number;
 }
 
 export interface StreamEvent {
@@ -144,7 +146,7 @@ export function parseEvents(stdout: string): StreamEvent[] {
 export async function runClaude(o: RunClaudeOptions): Promise<ClaudeRun> {
   const { bin, reason } = claudeBinary();
   if (!bin) throw new Error(reason);
-  const server = await new MessagesServer(o.steps, o.sideAnswer).start();
+  const server = await new MessagesServer(o.steps, o.sideAnswer, o.inputTokens).start();
   const args = ["-p", "--output-format", "stream-json", "--verbose"];
   if (o.hookEvents !== false) args.push("--include-hook-events");
   if (o.permissionMode) args.push("--permission-mode", o.permissionMode);

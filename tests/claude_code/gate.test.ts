@@ -198,6 +198,25 @@ describe("the gate through the real Claude Code CLI", { skip }, () => {
     for (const rule of settings.permissions?.allow ?? []) assert.match(rule, /^Bash\(\S*longrun'? sandbox --mode read\b/, `install adds no other allow rule: ${rule}`);
   });
 
+  test("(h) a compaction in the middle of an approved turn (PreCompact, SessionStart source compact) keeps the turn's lease, as the README says; the next prompt is read-only", T, async () => {
+    const p = await project();
+    const files = ["1.txt", "2.txt", "3.txt"].map((f) => join(p.root, f));
+    // the scripted model reports a context over --autocompact's window: the client compacts between the calls
+    const r = await p.claude({ prompt: "/approve write three files", permissionMode: "acceptEdits", inputTokens: 150_000, extraArgs: ["--autocompact", "100000"], steps: [...files.map((f) => write(f)), done] });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.ok(r.requests.some((q) => q.kind === "compact"), `the client compacted: ${r.requests.map((q) => q.kind).join(",")}`);
+    const events = r.hookResponses.map((h) => String(h.hook_name));
+    assert.ok(events.includes("SessionStart:compact"), events.join(", "));
+    for (const h of r.hookResponses) assert.equal(h.exit_code, 0, `${h.hook_name}: ${h.stderr}`);
+    assert.equal(r.toolResults.length, 3, describeRun(r));
+    for (const t of r.toolResults) assert.equal(t.is_error, false, describeRun(r));
+    for (const f of files) assert.ok(existsSync(f), f);
+    const next = join(p.root, "4.txt");
+    const r2 = await p.claude({ prompt: "and a fourth", permissionMode: "acceptEdits", continue: true, steps: [write(next), done] });
+    assert.match(r2.toolResults[0]?.content ?? "", /longrun: .*read-only/, describeRun(r2));
+    assert.equal(existsSync(next), false);
+  });
+
   test("(g) a gate hook that cannot run or crashes blocks: the tool call (PreToolUse) and the prompt (UserPromptSubmit)", T, async () => {
     const bin = tempDir("longrun-cc-bin-");
     made.push(bin);

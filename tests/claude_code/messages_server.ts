@@ -4,7 +4,8 @@
  * The "model" is a script: a list of steps, each one model turn, either tool calls or final text.
  * The server decides which step to answer from the conversation it is sent, not from how many
  * requests came: every tool_use id it hands out names the step (`toolu_lr<run>s<step>c<i>`), and the
- * next step is the one after the highest step whose tool_result the conversation carries. A
+ * next step is the one after the highest step whose tool_result the conversation carries (or has
+ * carried: a compaction does not send the script back). A
  * client that retries, or sends the same conversation twice, gets the same answer again; tool
  * results from an earlier turn of a continued conversation (another server, another run id) do
  * not count. After the last step the model says DONE_TEXT and ends the turn.
@@ -84,12 +85,15 @@ export class MessagesServer {
   readonly #calls = new Map<string, { tool: string; input: Record<string, unknown>; step: number; call: number }>();
   readonly #run = Math.random().toString(36).slice(2, 10);
   #server: Server | null = null;
+  #progress = 0;
   port = 0;
 
   constructor(
     readonly steps: Step[],
     /** Answers a helper request (one without tools); default SIDE_TEXT. */
     readonly sideAnswer: (body: Record<string, unknown>) => string = () => SIDE_TEXT,
+    /** The input_tokens each main-loop answer reports (a large number makes the client compact automatically). */
+    readonly inputTokens = 10,
   ) {}
 
   get url(): string {
@@ -168,10 +172,14 @@ export class MessagesServer {
     json(res, 404, { type: "error", error: { type: "not_found_error", message: `scripted server: no route ${method} ${path}` } });
   }
 
-  /** Keeps the new tool_results of this run, and returns the step to answer. */
+  /**
+   * Keeps the new tool_results of this run, and returns the step to answer: the one after the
+   * highest step answered in this conversation or, after a compaction took the results out of
+   * it, before (the script never goes back).
+   */
   #collect(body: Record<string, unknown>): number {
     const messages = Array.isArray(body.messages) ? (body.messages as Message[]) : [];
-    let next = 0;
+    let next = this.#progress;
     for (const m of messages) {
       if (m.role !== "user") continue;
       for (const b of blocksOf(m)) {
@@ -184,13 +192,15 @@ export class MessagesServer {
         this.toolResults.push({ tool_use_id: b.tool_use_id, tool: call.tool, input: call.input, step: call.step, call: call.call, content: resultText(b.content), is_error: b.is_error === true });
       }
     }
+    this.#progress = next;
     return next;
   }
 
   #answer(res: ServerResponse, body: Record<string, unknown>, content: Block[], stopReason: string): void {
     const model = typeof body.model === "string" ? body.model : "claude-scripted";
     const id = `msg_lr${this.#run}${this.requests.length}`;
-    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const main = this.requests.at(-1)?.kind === "main";
+    const usage = { input_tokens: main ? this.inputTokens : 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     if (body.stream !== true) {
       return json(res, 200, { id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage });
     }
