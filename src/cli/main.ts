@@ -28,6 +28,11 @@ Usage:
                                     add /approve as a command, and test each hook once
   longrun hook uninstall claude [--root DIR]
                                     take out what install added (your task and memory stay)
+  longrun sandbox --mode read|lease --root DIR -- PROGRAM [ARGS...]
+                                    run one command inside bubblewrap (bwrap): read mode writes nowhere but a
+                                    scratch TMPDIR, lease mode also in DIR; longrun's state, memory.db and
+                                    Claude Code's login hidden, .git/config, hooks and .claude/ read-only, no
+                                    network; exit 126 (command not run) when the boundary cannot be made
   longrun status [--root DIR]       the task, its lease and any pending checkpoint (creates nothing)
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
@@ -101,6 +106,10 @@ export async function main(argv: string[]): Promise<number> {
     // Hooks answer on stdout in their host's format even when their arguments are wrong.
     const { runHook } = await import("../hooks/command.ts");
     return runHook(rest);
+  }
+  if (command === "sandbox") {
+    // per command, like a hook: its own arguments (everything after -- is the command's), no libSQL
+    return (await import("./sandbox.ts")).runSandbox(rest);
   }
   let values: Values;
   try {

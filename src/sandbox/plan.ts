@@ -1,0 +1,171 @@
+/**
+ * The boundary as data: `sandboxPlan()` turns a mode, a root and what exists on disk (asked
+ * through `kind`, never read here) into bubblewrap's argument list, or a refusal. Every write
+ * outside the scratch directory (and, in lease mode, the root) fails; longrun's state and
+ * Claude Code's login are hidden; the network, other processes and System V IPC are out of reach.
+ * run.ts does the I/O around it.
+ */
+import { GIT_ENTRIES, HOME_HIDDEN, LONGRUN_RULES, type MaskEntry, ROOT_ENTRIES } from "./layout.ts";
+
+export type SandboxMode = "read" | "lease";
+export const MODES: readonly SandboxMode[] = ["read", "lease"];
+
+/** What is at a path, without following a final symlink (`lstat`); null: nothing. */
+export type Kind = "file" | "dir" | "link" | "other" | null;
+
+export interface PlanInput {
+  mode: string;
+  /** The lease's root: absolute, a real path (no symlinks), an existing directory. */
+  root: string;
+  home: string;
+  /** Where the command starts (`--chdir`). */
+  cwd: string;
+  /** The fresh scratch directory: the only writable place in read mode, and TMPDIR. */
+  scratch: string;
+  /** Other longrun roots found (real paths): their state is hidden; those inside the root are protected like it. */
+  otherRoots: readonly string[];
+  /** Git directories inside the root other than `root/.git` (nested repositories). */
+  gitDirs: readonly string[];
+  /** Directories to hide whole: server-store state directories (`~/.local/state/.longrun`, LONGRUN_STATE_DIR). */
+  stateDirs: readonly string[];
+  kind: (path: string) => Kind;
+}
+
+export type RefusalCode = "bad_mode" | "bad_root" | "protected_link";
+
+export interface Refusal {
+  ok: false;
+  code: RefusalCode;
+  message: string;
+}
+
+export interface Plan {
+  ok: true;
+  /** bubblewrap's arguments up to (not including) `--` and the command. */
+  args: string[];
+  /** Paths the command may create but must not leave behind (run.ts removes them after it). */
+  removeAfter: string[];
+  /**
+   * Absent paths the mounts above cover, for run.ts to create first (bubblewrap would create them
+   * itself, but a file read-only to its owner: a WAL SQLite cannot write). `hidden` dirs are private.
+   */
+  placeholders: { path: string; kind: "dir" | "file"; hidden: boolean }[];
+  /** Every path a mask covers, with what was there: one that changes before bubblewrap mounts it fails the setup (run.ts plans again). */
+  targets: { path: string; kind: Kind }[];
+}
+
+/** Variables the command does not get: the host's bearer token and the libSQL server's token. */
+export const SECRET_ENV = ["LONGRUN_HOST_TOKEN", "LONGRUN_STORE_TOKEN"];
+
+/** The namespaces and capabilities every sandboxed command gets (status.ts probes with the same). */
+export const BASE_ARGS = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+
+/** Whether `path` is `dir` or below it. */
+export function isUnder(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+function join(dir: string, rel: string): string {
+  return `${dir.replace(/\/+$/, "")}/${rel}`;
+}
+
+
+/**
+ * bubblewrap's arguments for one command, or why it must not run.
+ *
+ * @example
+ * const plan = sandboxPlan({ mode: "lease", root: "/p", home: "/home/u", cwd: "/p", scratch: "/tmp/s",
+ *   otherRoots: [], gitDirs: [], stateDirs: [], kind: (p) => (p === "/p/.longrun" ? "dir" : null) });
+ * if (plan.ok) spawn("bwrap", [...plan.args, "--", "bash", "-c", cmd]);
+ */
+export function sandboxPlan(input: PlanInput): Plan | Refusal {
+  const { root, kind } = input;
+  if (!(MODES as readonly string[]).includes(input.mode)) {
+    return refuse("bad_mode", `--mode must be read or lease, got ${JSON.stringify(input.mode)}`);
+  }
+  const lease = input.mode === "lease";
+  if (!root.startsWith("/") || kind(root) !== "dir") return refuse("bad_root", `the root ${JSON.stringify(root)} is not an absolute existing directory`);
+  if (lease && root.replace(/\/+$/, "") === "") return refuse("bad_root", "the root / would make the whole file system writable");
+
+  const args = [...BASE_ARGS];
+  if (lease) args.push("--bind", root, root);
+  args.push("--bind", input.scratch, input.scratch); // after the root: a TMPDIR inside the root stays a fresh directory
+  const removeAfter: string[] = [];
+  const placeholders: Plan["placeholders"] = [];
+  const writable = (p: string) => lease && isUnder(p, root);
+  const targets: Plan["targets"] = [];
+  const target = (p: string, k: Kind) => (targets.push({ path: p, kind: k }), p);
+  const hideDir = (p: string, k: Kind = "dir") => ["--perms", "0000", "--tmpfs", target(p, k), "--remount-ro", p];
+  const emptyDir = (p: string) => ["--perms", "0555", "--tmpfs", target(p, "dir"), "--remount-ro", p];
+  const nullFile = (p: string, k: Kind = "file") => ["--ro-bind", "/dev/null", target(p, k)];
+  const readOnly = (p: string, k: Kind) => ["--ro-bind", p, target(p, k)];
+  let problem: Refusal | null = null;
+
+  /**
+   * One entry at `dir`: what exists is hidden or bound read-only. An absent one gets a placeholder
+   * (`fill`): `all` where the command could create it (lease mode, inside the root) and for a
+   * database's -wal, -shm and -journal, which come and go while the database is used; `sidecars`
+   * for the latter only; `none`: never.
+   */
+  const apply = (dir: string, e: MaskEntry, fill: "all" | "sidecars" | "none") => {
+    const p = join(dir, e.rel);
+    const k = kind(p);
+    if (e.access === "readonly" && !writable(p)) return; // read-only already
+    if (k === "link") {
+      if (writable(p) || e.access === "hide") problem ??= refuse("protected_link", `${p} is a symbolic link, which the sandbox cannot protect; replace it with what it points to`);
+      return;
+    }
+    if (k === null) {
+      const sidecar = e.rel.startsWith("memory.db-") && kind(join(dir, "memory.db")) === "file";
+      if (!(fill === "all" ? writable(p) || sidecar : fill === "sidecars" && sidecar)) return;
+      if (e.absent === "remove_after") removeAfter.push(p);
+      if (e.absent !== "dir" && e.absent !== "file") return;
+      placeholders.push({ path: p, kind: e.absent, hidden: e.access === "hide" });
+      args.push(...(e.absent === "file" ? nullFile(p) : e.access === "hide" ? hideDir(p) : emptyDir(p)));
+      return;
+    }
+    if (e.access === "hide") args.push(...(k === "dir" ? hideDir(p) : nullFile(p, k)));
+    else args.push(...readOnly(p, k));
+  };
+
+  const rootEntries = (dir: string, all: boolean, fill: "all" | "sidecars" | "none") => {
+    for (const e of ROOT_ENTRIES) if (all || LONGRUN_RULES.has(e.rule)) apply(dir, e, fill);
+  };
+  const gitEntries = (gitDir: string, fill: "all" | "none") => {
+    if (!writable(gitDir) || kind(gitDir) !== "dir") return;
+    for (const e of GIT_ENTRIES) apply(gitDir, e, fill);
+  };
+
+  rootEntries(root, true, "all");
+  const rootGit = join(root, ".git");
+  const gitKind = kind(rootGit);
+  if (lease && gitKind === "link") problem ??= refuse("protected_link", `${rootGit} is a symbolic link, which the sandbox cannot protect; replace it with what it points to`);
+  else if (lease && gitKind === "file") args.push(...readOnly(rootGit, "file")); // a worktree's or submodule's pointer to its git directory
+  gitEntries(rootGit, "all");
+  const home = input.home.replace(/\/+$/, "");
+  for (const other of input.otherRoots) {
+    if (other === root) continue;
+    if (isUnder(other, root)) rootEntries(other, true, "sidecars"); // writable like the root in lease mode: protected like it
+    else if (isUnder(root, other) || (home !== "" && isUnder(home, other)) || isUnder(input.cwd, other) || isUnder(input.scratch, other)) rootEntries(other, false, "none");
+    else args.push(...hideDir(other)); // another project's root beside this one: hidden whole, whatever comes and goes in it
+  }
+  for (const g of input.gitDirs) if (g !== rootGit) gitEntries(g, "none");
+  if (home !== "" && home !== root && writable(home)) rootEntries(home, true, "none");
+  for (const rel of HOME_HIDDEN) if (home !== "") apply(home, { rel, access: "hide", absent: "skip", rule: "claude_login" }, "none");
+  for (const d of input.stateDirs) {
+    const k = kind(d);
+    if (k === "dir") args.push(...hideDir(d));
+    else if (k === "link") problem ??= refuse("protected_link", `${d} is a symbolic link, which the sandbox cannot protect; pass its real path`);
+  }
+  if (problem) return problem;
+
+  for (const v of ["TMPDIR", "TMP", "TEMP"]) args.push("--setenv", v, input.scratch);
+  args.push("--setenv", "LONGRUN_SANDBOX", input.mode);
+  for (const v of SECRET_ENV) args.push("--unsetenv", v);
+  args.push("--chdir", input.cwd);
+  return { ok: true, args, removeAfter, placeholders, targets };
+}
+
+function refuse(code: RefusalCode, message: string): Refusal {
+  return { ok: false, code, message };
+}

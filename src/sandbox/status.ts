@@ -1,0 +1,59 @@
+/**
+ * Whether this machine can run commands inside longrun's sandbox. A stable export for
+ * `longrun doctor` and `longrun hook install`:
+ *
+ *   sandboxStatus(env?) → { available, mechanism: "bubblewrap", path, code, reason }
+ *
+ * - `available`: true when bubblewrap (`bwrap`) is on PATH and a probe with the boundary's own
+ *   namespaces (`bwrap --ro-bind / / --unshare-pid --unshare-net … true`) exits 0;
+ * - `path`: the bwrap found (null when none);
+ * - `code`: `ok`, `not_installed` (no bwrap on PATH) or `cannot_set_up` (bwrap failed: no user
+ *   namespaces, a container without the privileges, …);
+ * - `reason`: one line for a person when not available, else null.
+ *
+ * `findBwrap` is the lookup `longrun sandbox` itself uses: PATH in order, absolute directories only,
+ * never one inside `exclude` (the lease's root, where a command could have planted a fake bwrap).
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { BASE_ARGS } from "./plan.ts";
+
+export type SandboxStatusCode = "ok" | "not_installed" | "cannot_set_up";
+
+export interface SandboxStatus {
+  available: boolean;
+  mechanism: "bubblewrap";
+  path: string | null;
+  code: SandboxStatusCode;
+  reason: string | null;
+}
+
+export const NOT_INSTALLED = "bubblewrap (bwrap) is not installed, so the command was not run; install it (apt-get install bubblewrap)";
+
+
+/** The first executable `bwrap` on PATH, skipping relative entries and any directory under one of `exclude`. */
+export function findBwrap(pathVar: string | undefined, exclude: readonly string[] = []): string | null {
+  for (const dir of (pathVar ?? "").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    if (exclude.some((x) => dir === x || dir.startsWith(x.endsWith("/") ? x : `${x}/`))) continue;
+    const p = `${dir.replace(/\/+$/, "")}/bwrap`;
+    try {
+      if (!statSync(p).isFile()) continue;
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** Whether `longrun sandbox` can run here. Synchronous: one short probe (at most 10 s). */
+export function sandboxStatus(env: Record<string, string | undefined> = process.env): SandboxStatus {
+  const path = findBwrap(env.PATH);
+  if (path === null) return { available: false, mechanism: "bubblewrap", path: null, code: "not_installed", reason: "bubblewrap (bwrap) is not on PATH; install it (apt-get install bubblewrap)" };
+  const probe = spawnSync(path, [...BASE_ARGS, "--", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, encoding: "utf8" });
+  if (probe.status === 0) return { available: true, mechanism: "bubblewrap", path, code: "ok", reason: null };
+  const said = (probe.stderr ?? "").trim().split("\n").at(-1) || (probe.error ? String(probe.error.message) : `exit status ${probe.status ?? probe.signal}`);
+  return { available: false, mechanism: "bubblewrap", path, code: "cannot_set_up", reason: `bubblewrap cannot set up the boundary here: ${said}` };
+}
