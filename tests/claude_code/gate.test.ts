@@ -14,7 +14,7 @@ import { afterEach, before, describe, test } from "node:test";
 import { REPO, removeDir, run, tempDir } from "../helpers.ts";
 import { BINARY } from "../protocol/server.ts";
 import { claudeBinary, describeRun, runClaude, resultOf, type ClaudeRun, type PermissionMode, type RunClaudeOptions, type StreamEvent } from "./claude.ts";
-import type { Step, ToolResult } from "./messages_server.ts";
+import type { Step, ToolCall, ToolResult } from "./messages_server.ts";
 
 const CI = process.env.CI === "true";
 const probe = claudeBinary();
@@ -57,9 +57,9 @@ async function project(exe = LONGRUN): Promise<Project> {
   return { root, home, settingsFile: join(root, ".claude", "settings.local.json"), claude: (o) => runClaude({ cwd: root, home, ...o }) };
 }
 
-const write = (file: string, content = "hello\n"): Step => ({ tool: "Write", input: { file_path: file, content } });
-const bash = (command: string): Step => ({ tool: "Bash", input: { command, description: "run a command" } });
-const read = (file: string): Step => ({ tool: "Read", input: { file_path: file } });
+const write = (file: string, content = "hello\n"): ToolCall => ({ tool: "Write", input: { file_path: file, content } });
+const bash = (command: string): ToolCall => ({ tool: "Bash", input: { command, description: "run a command" } });
+const read = (file: string): ToolCall => ({ tool: "Read", input: { file_path: file } });
 const done: Step = { text: "All done." };
 
 /** The PreToolUse hooks' answers, parsed (null: printed nothing), from the stream's hook_response events. */
