@@ -23,9 +23,10 @@ Usage:
                                     (default: the coding set; research adds long-run tools; all: every tool)
   longrun hook claude <Event> [--root DIR]
                                     Claude Code hook (UserPromptSubmit, PreToolUse, SessionStart, Stop, PreCompact)
-  longrun hook install claude [--root DIR]
+  longrun hook install claude [--root DIR] [--without-os-sandbox]
                                     write the hooks, deny rules and sandbox into DIR/.claude/settings.local.json,
-                                    add /approve as a command, and test each hook once
+                                    add /approve as a command, and test each hook once; on Linux it refuses
+                                    without bubblewrap and socat unless --without-os-sandbox (best effort)
   longrun hook uninstall claude [--root DIR]
                                     take out what install added (your task and memory stay)
   longrun sandbox --mode read|lease --root DIR -- PROGRAM [ARGS...]
@@ -33,6 +34,9 @@ Usage:
                                     scratch TMPDIR, lease mode also in DIR; longrun's state, memory.db and
                                     Claude Code's login hidden, .git/config, hooks and .claude/ read-only, no
                                     network; exit 126 (command not run) when the boundary cannot be made
+  longrun doctor [--root DIR] [--json]
+                                    which protections the OS enforces now (Claude Code's sandbox) and which
+                                    are best effort, one line each; exit 0 when all are OS-enforced, else 1
   longrun status [--root DIR]       the task, its lease and any pending checkpoint (creates nothing)
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
@@ -111,6 +115,7 @@ export async function main(argv: string[]): Promise<number> {
     // per command, like a hook: its own arguments (everything after -- is the command's), no libSQL
     return (await import("./sandbox.ts")).runSandbox(rest);
   }
+  if (command === "doctor") return (await import("./doctor.ts")).runDoctorCommand(rest);
   let values: Values;
   try {
     values = parse(rest, false).values;
