@@ -46,7 +46,7 @@ export interface DoctorFacts {
   /** The home directory (to show paths under it as `~/…`). */
   home: string;
   platform: string;
-  /** Linux: bubblewrap on PATH and whether `bwrap --ro-bind / / true` works. */
+  /** Linux: bubblewrap on PATH and whether it can set up its namespaces (src/sandbox/status.ts's probe). */
   bwrap: { path: string | null; works: boolean; error: string | null };
   socat: string | null;
   settingsFile: string;
@@ -134,7 +134,7 @@ function machineChecks(f: DoctorFacts): DoctorCheck[] {
     ? { id: "bubblewrap", ok: false, line: `bubblewrap: bwrap is not on PATH (${INSTALL_HINT})` }
     : f.bwrap.works
       ? { id: "bubblewrap", ok: true, line: `bubblewrap: ${f.bwrap.path} works` }
-      : { id: "bubblewrap", ok: false, line: `bubblewrap: ${f.bwrap.path} cannot create its sandbox (bwrap --ro-bind / / true: ${f.bwrap.error ?? "failed"})` };
+      : { id: "bubblewrap", ok: false, line: `bubblewrap: ${f.bwrap.path} cannot create its sandbox (${f.bwrap.error ?? "its probe failed"})` };
   const socat: DoctorCheck = f.socat ? { id: "socat", ok: true, line: `socat: ${f.socat}` } : { id: "socat", ok: false, line: `socat: not on PATH (${INSTALL_HINT}); Claude Code's sandbox needs it for its network proxy` };
   return [bw, socat];
 }

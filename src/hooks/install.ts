@@ -20,12 +20,13 @@
  * On Linux the sandbox needs bubblewrap (working) and socat: without them install refuses (exit 2,
  * nothing written) unless `--without-os-sandbox` accepts best-effort protection, loudly.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveRoot } from "../root.ts";
 import { selfArgv } from "../runtime/index.ts";
+import { sandboxStatus } from "../sandbox/status.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { DEFAULT_MARKER } from "./approval.ts";
 import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
@@ -283,7 +284,7 @@ export interface OsSandboxFacts {
   platform: string;
   /** bubblewrap on PATH (Linux), or null. */
   bwrap: string | null;
-  /** `bwrap --ro-bind / / true` ran and exited 0 (a kernel or container may forbid its namespaces). */
+  /** A probe with the sandbox's namespaces ran and exited 0 (a kernel or container may forbid them). */
   bwrapWorks: boolean;
   /** Why it did not work, in a few words. */
   bwrapError: string | null;
@@ -291,20 +292,18 @@ export interface OsSandboxFacts {
 }
 
 /**
- * Looks for the sandbox's prerequisites: on Linux `bwrap` (and that it works) and `socat` on PATH;
- * macOS has Seatbelt built in. TODO: use `sandboxStatus()` (src/sandbox/status.ts, `longrun
- * sandbox`) once it exists, so install, doctor and the wrapper judge the machine alike.
+ * Looks for the sandbox's prerequisites: on Linux a bubblewrap that can set up its namespaces
+ * (`sandboxStatus()`, the probe `longrun sandbox` uses, src/sandbox/status.ts) and `socat` on PATH;
+ * macOS has Seatbelt built in.
  */
 export function osSandboxFacts(env: Record<string, string | undefined> = process.env, platform: string = process.platform): OsSandboxFacts {
   const facts: OsSandboxFacts = { platform, bwrap: null, bwrapWorks: false, bwrapError: null, socat: null };
   if (platform !== "linux") return facts;
-  facts.bwrap = onPath("bwrap", env.PATH);
+  const status = sandboxStatus(env);
+  facts.bwrap = status.path;
+  facts.bwrapWorks = status.available;
+  facts.bwrapError = status.available ? null : status.reason;
   facts.socat = onPath("socat", env.PATH);
-  if (facts.bwrap) {
-    const r = spawnSync(facts.bwrap, ["--ro-bind", "/", "/", "true"], { encoding: "utf8", timeout: 5_000, stdio: ["ignore", "ignore", "pipe"] });
-    facts.bwrapWorks = r.status === 0;
-    if (!facts.bwrapWorks) facts.bwrapError = (r.error?.message ?? r.stderr?.trim().split("\n").at(-1) ?? "") || `exit status ${r.status ?? r.signal}`;
-  }
   return facts;
 }
 
@@ -314,7 +313,7 @@ export function osSandboxMissing(f: OsSandboxFacts): string[] {
   if (f.platform !== "linux") return [`Claude Code has no command sandbox on ${f.platform}`];
   const missing: string[] = [];
   if (!f.bwrap) missing.push("bwrap (bubblewrap) is not on PATH");
-  else if (!f.bwrapWorks) missing.push(`${f.bwrap} cannot create its sandbox (bwrap --ro-bind / / true: ${f.bwrapError})`);
+  else if (!f.bwrapWorks) missing.push(`${f.bwrap} cannot create its sandbox (${f.bwrapError})`);
   if (!f.socat) missing.push("socat is not on PATH");
   return missing;
 }

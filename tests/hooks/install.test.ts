@@ -171,7 +171,7 @@ describe("longrun hook install claude", () => {
       const r = await run([BINARY, "hook", "install", "claude", "--root", root], { env: { PATH: bin } });
       if (process.platform !== "linux") return;
       assert.equal(r.code, 2, r.stdout + r.stderr);
-      assert.match(r.stderr, /cannot create its sandbox.*No permissions/);
+      assert.match(r.stderr, /cannot create its sandbox.*No permissions to create new namespace/);
       assert.deepEqual(readdirSync(root), []);
     } finally {
       removeDir(bin);
