@@ -22,6 +22,17 @@ export interface PlanInput {
   cwd: string;
   /** The fresh scratch directory: the only writable place in read mode, and TMPDIR. */
   scratch: string;
+  /**
+   * An empty regular file nobody may read (mode 0), outside the scratch directory: what a hidden
+   * file is replaced with (not /dev/null: `git add -A` stops at a device file).
+   */
+  hiddenFile: string;
+  /**
+   * In lease mode, the root's `.git/info/exclude` with longrun's files added (src/hooks/install.ts
+   * writes the same lines into .gitignore), so that `git add -A` inside passes over the hidden
+   * files; null when the root has none.
+   */
+  gitExclude: string | null;
   /** Other longrun roots found (real paths): their state is hidden; those inside the root are protected like it. */
   otherRoots: readonly string[];
   /** Git directories inside the root other than `root/.git` (nested repositories). */
@@ -97,17 +108,16 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
   const target = (p: string, k: Kind) => (targets.push({ path: p, kind: k }), p);
   const hideDir = (p: string, k: Kind = "dir") => ["--perms", "0000", "--tmpfs", target(p, k), "--remount-ro", p];
   const emptyDir = (p: string) => ["--perms", "0555", "--tmpfs", target(p, "dir"), "--remount-ro", p];
-  const nullFile = (p: string, k: Kind = "file") => ["--ro-bind", "/dev/null", target(p, k)];
+  const nullFile = (p: string, k: Kind = "file") => ["--ro-bind", input.hiddenFile, target(p, k)];
   const readOnly = (p: string, k: Kind) => ["--ro-bind", p, target(p, k)];
   let problem: Refusal | null = null;
 
   /**
    * One entry at `dir`: what exists is hidden or bound read-only. An absent one gets a placeholder
    * (`fill`): `all` where the command could create it (lease mode, inside the root) and for a
-   * database's -wal, -shm and -journal, which come and go while the database is used; `sidecars`
-   * for the latter only; `none`: never.
+   * database's -wal, -shm and -journal, which come and go while the database is used; `none`: never.
    */
-  const apply = (dir: string, e: MaskEntry, fill: "all" | "sidecars" | "none") => {
+  const apply = (dir: string, e: MaskEntry, fill: "all" | "none") => {
     const p = join(dir, e.rel);
     const k = kind(p);
     if (e.access === "readonly" && !writable(p)) return; // read-only already
@@ -117,7 +127,7 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
     }
     if (k === null) {
       const sidecar = e.rel.startsWith("memory.db-") && kind(join(dir, "memory.db")) === "file";
-      if (!(fill === "all" ? writable(p) || sidecar : fill === "sidecars" && sidecar)) return;
+      if (fill === "none" || !(writable(p) || sidecar)) return;
       if (e.absent === "remove_after") removeAfter.push(p);
       if (e.absent !== "dir" && e.absent !== "file") return;
       placeholders.push({ path: p, kind: e.absent, hidden: e.access === "hide" });
@@ -128,7 +138,7 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
     else args.push(...readOnly(p, k));
   };
 
-  const rootEntries = (dir: string, all: boolean, fill: "all" | "sidecars" | "none") => {
+  const rootEntries = (dir: string, all: boolean, fill: "all" | "none") => {
     for (const e of ROOT_ENTRIES) if (all || LONGRUN_RULES.has(e.rule)) apply(dir, e, fill);
   };
   const gitEntries = (gitDir: string, fill: "all" | "none") => {
@@ -142,10 +152,14 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
   if (lease && gitKind === "link") problem ??= refuse("protected_link", `${rootGit} is a symbolic link, which the sandbox cannot protect; replace it with what it points to`);
   else if (lease && gitKind === "file") args.push(...readOnly(rootGit, "file")); // a worktree's or submodule's pointer to its git directory
   gitEntries(rootGit, "all");
+  const exclude = join(rootGit, "info/exclude");
+  if (lease && input.gitExclude !== null && kind(exclude) === "file") args.push("--ro-bind", input.gitExclude, target(exclude, "file"));
   const home = input.home.replace(/\/+$/, "");
   for (const other of input.otherRoots) {
     if (other === root) continue;
-    if (isUnder(other, root)) rootEntries(other, true, "sidecars"); // writable like the root in lease mode: protected like it
+    // writable like the root in lease mode: protected like it, but nothing is created in another
+    // root (its SQLite removes a -wal or -shm placeholder on its last close, and the mount fails)
+    if (isUnder(other, root)) rootEntries(other, true, "none");
     else if (isUnder(root, other) || (home !== "" && isUnder(home, other)) || isUnder(input.cwd, other) || isUnder(input.scratch, other)) rootEntries(other, false, "none");
     else args.push(...hideDir(other)); // another project's root beside this one: hidden whole, whatever comes and goes in it
   }

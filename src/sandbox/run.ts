@@ -6,10 +6,10 @@
  * `SandboxError`, and the command does not run.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Kind, MODES, type Plan, sandboxPlan } from "./plan.ts";
+import { type Kind, MODES, type Plan, SECRET_ENV, sandboxPlan } from "./plan.ts";
 import { scanAround } from "./scan.ts";
 import { findBwrap, NOT_INSTALLED } from "./status.ts";
 
@@ -110,6 +110,21 @@ function removeTree(dir: string): void {
   }
 }
 
+/** Lines src/hooks/install.ts adds to .gitignore: what the sandbox hides, for git inside to pass over. */
+const LONGRUN_IGNORED = ["# longrun sandbox: longrun's files, hidden here", "/.longrun/", "/memory.db*", "/raw_data/"];
+
+/** The root's .git/info/exclude with longrun's files added, written to `out`; null when the root has none. */
+function excludeWithLongrun(root: string, out: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(join(root, ".git", "info", "exclude"), "utf8");
+  } catch {
+    return null;
+  }
+  writeFileSync(out, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}${LONGRUN_IGNORED.join("\n")}\n`, { mode: 0o444 });
+  return out;
+}
+
 /** An absent protected path, created the way longrun would have (a private dir, a file SQLite can write), for the mount to cover. */
 function makePlaceholder(path: string, kind: "dir" | "file", hidden: boolean): void {
   try {
@@ -143,11 +158,14 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
   try {
     const scratch = join(work, "tmp");
     mkdirSync(scratch, { mode: 0o700 });
+    const hiddenFile = join(work, "hidden");
+    closeSync(openSync(hiddenFile, "wx", 0o000));
+    const gitExclude = req.mode === "lease" ? excludeWithLongrun(root, join(work, "exclude")) : null;
     // another root beside this one may come or go between the plan and the mounts: planned again
     for (let attempt = 1; ; attempt++) {
       const scan = scanAround(root, home);
       if (!scan.ok) throw new SandboxError("scan_incomplete", `${scan.message}, so the command was not run; run it with a root that holds fewer files`);
-      const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), kind: kindOf });
+      const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, hiddenFile, gitExclude, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), kind: kindOf });
       if (!plan.ok) throw new SandboxError(plan.code, `${plan.message}, so the command was not run`);
       for (const ph of plan.placeholders) makePlaceholder(ph.path, ph.kind, ph.hidden);
       const moved = () => plan.targets.some((t) => kindOf(t.path) !== t.kind);
@@ -166,7 +184,9 @@ async function runOnce(bwrap: string, plan: Plan, command: string[], env: Record
   const statusFd = openSync(statusPath, "w"); // outside the scratch directory: read-only to the command
   const existedBefore = new Set(plan.removeAfter.filter((p) => kindOf(p) !== null));
   let signalled: string | null = null;
-  const child = spawn(bwrap, [...plan.args, "--json-status-fd", "3", "--", ...command], { stdio: ["inherit", "inherit", "inherit", statusFd], env: env as NodeJS.ProcessEnv });
+  // not even bubblewrap gets the tokens: its init is /proc/1 inside, and /proc/1/environ is readable there
+  const passed = Object.fromEntries(Object.entries(env).filter(([k]) => !SECRET_ENV.includes(k)));
+  const child = spawn(bwrap, [...plan.args, "--json-status-fd", "3", "--", ...command], { stdio: ["inherit", "inherit", "inherit", statusFd], env: passed as NodeJS.ProcessEnv });
   closeSync(statusFd);
   const forward = (sig: NodeJS.Signals) => {
     signalled = sig;
