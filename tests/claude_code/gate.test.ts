@@ -7,60 +7,13 @@
  * Set LONGRUN_CLAUDE_TEST_BINARY to run against another longrun executable than dist/longrun.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, before, describe, test } from "node:test";
-import { REPO, removeDir, run, tempDir } from "../helpers.ts";
-import { BINARY } from "../protocol/server.ts";
-import { claudeBinary, describeRun, runClaude, resultOf, type ClaudeRun, type PermissionMode, type RunClaudeOptions, type StreamEvent } from "./claude.ts";
+import { before, describe, test } from "node:test";
+import { run, tempDir } from "../helpers.ts";
+import { describeRun, resultOf, type ClaudeRun, type PermissionMode, type StreamEvent } from "./claude.ts";
+import { bash, cleanUp, done, ensureBinary, LONGRUN, project, read, SECRET, skip, T, write } from "./project.ts";
 import type { Step, ToolCall, ToolResult } from "./messages_server.ts";
-
-const CI = process.env.CI === "true";
-const probe = claudeBinary();
-const skip: string | false = !probe.bin && !CI ? probe.reason : false;
-if (skip) console.warn(`tests/claude_code: skipping the real-client tests: ${skip}`);
-
-const LONGRUN = process.env.LONGRUN_CLAUDE_TEST_BINARY || BINARY;
-const SECRET = "SECRET-HOST-TOKEN-4f1c";
-const T = { timeout: 120_000 };
-
-/** dist/longrun, built when missing (as npm test does first). */
-function ensureBinary(): void {
-  if (existsSync(LONGRUN)) return;
-  mkdirSync(join(REPO, "dist"), { recursive: true });
-  const tmp = join(REPO, "dist", `longrun.tmp.${process.pid}`);
-  execFileSync(join(REPO, "node_modules", ".bin", "bun"), ["scripts/compile.ts", tmp], { cwd: REPO, stdio: "inherit" });
-  renameSync(tmp, LONGRUN);
-}
-
-interface Project {
-  root: string;
-  home: string;
-  /** runClaude in this project (cwd root, HOME home). */
-  claude(o: Omit<RunClaudeOptions, "cwd" | "home">): Promise<ClaudeRun>;
-  settingsFile: string;
-}
-
-const made: string[] = [];
-afterEach(() => {
-  for (const d of made.splice(0)) removeDir(d);
-});
-
-/** A temp root with `longrun hook install claude` run in it (HOME a temp dir too). */
-async function project(exe = LONGRUN): Promise<Project> {
-  const root = tempDir("longrun-cc-root-");
-  const home = tempDir("longrun-cc-home-");
-  made.push(root, home);
-  const r = await run([exe, "hook", "install", "claude", "--root", root], { env: { HOME: home } });
-  assert.equal(r.code, 0, `hook install: ${r.stdout}${r.stderr}`);
-  return { root, home, settingsFile: join(root, ".claude", "settings.local.json"), claude: (o) => runClaude({ cwd: root, home, ...o }) };
-}
-
-const write = (file: string, content = "hello\n"): ToolCall => ({ tool: "Write", input: { file_path: file, content } });
-const bash = (command: string): ToolCall => ({ tool: "Bash", input: { command, description: "run a command" } });
-const read = (file: string): ToolCall => ({ tool: "Read", input: { file_path: file } });
-const done: Step = { text: "All done." };
 
 /** The PreToolUse hooks' answers, parsed (null: printed nothing), from the stream's hook_response events. */
 function gateAnswers(r: ClaudeRun): (Record<string, unknown> | null)[] {
@@ -77,10 +30,7 @@ function decisionOf(answer: Record<string, unknown> | null): unknown {
 }
 
 describe("the gate through the real Claude Code CLI", { skip }, () => {
-  before(() => {
-    if (!probe.bin) throw new Error(probe.reason); // under CI=true a client that cannot run fails
-    ensureBinary();
-  });
+  before(() => ensureBinary()); // under CI=true a client that cannot run fails
 
   test("(a) a read-only turn: Write is refused by longrun, and the file does not exist (acceptEdits and bypassPermissions alike)", T, async () => {
     for (const mode of ["acceptEdits", "bypassPermissions"] as const) {
@@ -218,8 +168,7 @@ describe("the gate through the real Claude Code CLI", { skip }, () => {
   });
 
   test("(g) a gate hook that cannot run or crashes blocks: the tool call (PreToolUse) and the prompt (UserPromptSubmit)", T, async () => {
-    const bin = tempDir("longrun-cc-bin-");
-    made.push(bin);
+    const bin = cleanUp(tempDir("longrun-cc-bin-"));
     const copy = join(bin, "longrun");
     copyFileSync(LONGRUN, copy);
     chmodSync(copy, 0o755);

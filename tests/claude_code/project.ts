@@ -1,0 +1,66 @@
+/**
+ * What the real-client tests share: a temp project where `longrun hook install claude` ran, the
+ * calls a scripted model makes, and whether the client can run here at all.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach } from "node:test";
+import { REPO, removeDir, run, tempDir } from "../helpers.ts";
+import { BINARY } from "../protocol/server.ts";
+import { claudeBinary, runClaude, type ClaudeRun, type RunClaudeOptions } from "./claude.ts";
+import type { Step, ToolCall } from "./messages_server.ts";
+
+const CI = process.env.CI === "true";
+export const probe = claudeBinary();
+/** Why these tests are skipped here, or false; never skipped under CI=true (there a client that cannot run fails). */
+export const skip: string | false = !probe.bin && !CI ? probe.reason : false;
+if (skip) console.warn(`tests/claude_code: skipping the real-client tests: ${skip}`);
+
+export const LONGRUN = process.env.LONGRUN_CLAUDE_TEST_BINARY || BINARY;
+export const SECRET = "SECRET-HOST-TOKEN-4f1c";
+export const T = { timeout: 120_000 };
+
+/** dist/longrun, built when missing (as npm test does first). */
+export function ensureBinary(): void {
+  if (!probe.bin) throw new Error(probe.reason);
+  if (existsSync(LONGRUN)) return;
+  mkdirSync(join(REPO, "dist"), { recursive: true });
+  const tmp = join(REPO, "dist", `longrun.tmp.${process.pid}`);
+  execFileSync(join(REPO, "node_modules", ".bin", "bun"), ["scripts/compile.ts", tmp], { cwd: REPO, stdio: "inherit" });
+  renameSync(tmp, LONGRUN);
+}
+
+export interface Project {
+  root: string;
+  home: string;
+  /** runClaude in this project (cwd root, HOME home). */
+  claude(o: Omit<RunClaudeOptions, "cwd" | "home">): Promise<ClaudeRun>;
+  settingsFile: string;
+}
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) removeDir(d);
+});
+
+/** A temp root with `longrun hook install claude` run in it (HOME a temp dir too). */
+export async function project(exe = LONGRUN, root = tempDir("longrun-cc-root-")): Promise<Project> {
+  const home = tempDir("longrun-cc-home-");
+  made.push(root, home);
+  const r = await run([exe, "hook", "install", "claude", "--root", root], { env: { HOME: home } });
+  assert.equal(r.code, 0, `hook install: ${r.stdout}${r.stderr}`);
+  return { root, home, settingsFile: join(root, ".claude", "settings.local.json"), claude: (o) => runClaude({ cwd: root, home, ...o }) };
+}
+
+/** Removes a directory when the current test ends. */
+export function cleanUp(dir: string): string {
+  made.push(dir);
+  return dir;
+}
+
+export const write = (file: string, content = "hello\n"): ToolCall => ({ tool: "Write", input: { file_path: file, content } });
+export const bash = (command: string): ToolCall => ({ tool: "Bash", input: { command, description: "run a command" } });
+export const read = (file: string): ToolCall => ({ tool: "Read", input: { file_path: file } });
+export const done: Step = { text: "All done." };
