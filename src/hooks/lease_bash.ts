@@ -18,7 +18,9 @@ import { basename } from "node:path";
 import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectContext, textHit } from "./protect.ts";
 import { cdTarget } from "./shell/cd.ts";
 import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
-import { hasAny, isLiteral, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
+import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
+import { makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
+import { gitAddRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
 
 /** Interpreters, by name pattern, with the options that hand them code inline. */
 const INTERPRETERS: readonly { name: RegExp; inline: readonly string[] }[] = [
@@ -127,6 +129,20 @@ export interface LeaseBashContext {
   env: WordEnv;
 }
 
+/** Bounds on the work one decision may take: beyond them the command is refused as too long to check. */
+export const LEASE_LIMITS = { commands: 400, cds: 16, words: 8000 } as const;
+
+/** What one decision has spent so far, across nested shell text and scripts. */
+interface Budget {
+  commands: number;
+  words: number;
+}
+
+interface Checking extends LeaseBashContext {
+  budget: Budget;
+  view: ScriptView;
+}
+
 /** Why `command` is refused under any lease, or null when nothing here objects. */
 export function leaseRefusal(command: string, c: LeaseBashContext): string | null {
   let script: Script;
@@ -136,31 +152,53 @@ export function leaseRefusal(command: string, c: LeaseBashContext): string | nul
     if (e instanceof ShellParseError) return `longrun cannot read this command with certainty (${e.message})`;
     throw e;
   }
-  return scriptRefusal(script, c, 0);
+  return scriptRefusal(script, { ...c, budget: { commands: 0, words: 0 }, view: { commands: 0, named: new Map() } }, 0);
 }
 
-function scriptRefusal(script: Script, c: LeaseBashContext, depth: number): string | null {
+function scriptRefusal(script: Script, outer: Checking, depth: number): string | null {
   if (depth > 8) return "shell text nested too deeply to check";
   const commands = allCommands(script);
+  outer.budget.commands += commands.length;
+  if (outer.budget.commands > LEASE_LIMITS.commands) return `it holds more than ${LEASE_LIMITS.commands} simple commands (nested ones included), too many to check; split it into several calls`;
+  const c: Checking = { ...outer, view: scriptView(commands) };
+  if (commands.some((cmd) => [...cmd.assigns, ...cmd.words].some((w) => /^IFS\+?=/.test(w.raw) || (literalOf(w) ?? "").startsWith("IFS=")))) {
+    return "it sets IFS, which changes how every later word splits, so longrun cannot tell what the words become";
+  }
   const dotglob = commands.some((cmd) => {
     const p = cmd.words[0] ? literalOf(cmd.words[0]) : null;
     return p === "shopt" || p === "set" || cmd.assigns.some((a) => /^GLOBIGNORE/.test(a.raw));
   });
   // every directory the script may be in by each command (a cd in a pipeline or subshell may not stick)
   const dirs = new Set([c.env.cwd]);
-  for (const cmd of commands) {
+  for (const [at, cmd] of commands.entries()) {
     for (const cwd of [...dirs]) {
-      const ctx: LeaseBashContext = { protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
-      const why = commandRefusal(cmd, ctx, dotglob, depth);
+      const ctx: Checking = { ...c, protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
+      c.budget.words += cmd.words.length + cmd.assigns.length + cmd.redirects.length;
+      if (c.budget.words > LEASE_LIMITS.words) return `it has more than ${LEASE_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
+      const why = commandRefusal(cmd, at, ctx, dotglob, depth);
       if (why) return why;
       const words = expand(cmd.words, ctx);
       if (typeof words === "string") return words;
       const next = cdTarget(words.map((w) => (w.literal ? w.text : null)), cwd, c.env.home);
       if (next === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
       if (next !== null) dirs.add(next);
+      if (dirs.size > LEASE_LIMITS.cds) return `it changes directory more than ${LEASE_LIMITS.cds} times, too many to follow; split it into several calls`;
     }
   }
   return null;
+}
+
+/** Every name the script's commands mention (the last segment of each word and target), by command. */
+function scriptView(commands: readonly Command[]): ScriptView {
+  const named = new Map<string, Set<number>>();
+  for (const [k, cmd] of commands.entries()) {
+    for (const w of [...cmd.assigns, ...cmd.words, ...cmd.redirects.map((r) => r.target)]) {
+      const name = w.raw.replace(/\/+$/, "").split(/[\/=]/).at(-1)!.replace(/['"\\]/g, "");
+      if (!named.has(name)) named.set(name, new Set());
+      named.get(name)!.add(k);
+    }
+  }
+  return { commands: commands.length, named };
 }
 
 interface Arg {
@@ -174,10 +212,10 @@ function expand(words: readonly Word[], c: LeaseBashContext): Arg[] | string {
   const out: Arg[] = [];
   for (const w of words) {
     const alts = wordPatterns(w, c.env);
-    if (alts === null) return `${JSON.stringify(w.raw)} expands to too many words to check`;
+    if (alts === null) return `${shown(w.raw)} expands to too many words to check`;
     for (const a of alts) {
       if (hasAny(a)) {
-        return `longrun cannot tell what ${JSON.stringify(w.raw)} expands to, and under any lease a word that could name longrun's files is refused; spell the path out`;
+        return `longrun cannot tell what ${shown(w.raw)} expands to, and under any lease a word that could name longrun's files is refused; spell the path out`;
       }
       out.push({ tokens: a, raw: w.raw, text: textOf(a), literal: isLiteral(a) });
     }
@@ -185,7 +223,7 @@ function expand(words: readonly Word[], c: LeaseBashContext): Arg[] | string {
   return out;
 }
 
-function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, depth: number): string | null {
+function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean, depth: number): string | null {
   const all = expand([...cmd.assigns, ...cmd.words], c);
   if (typeof all === "string") return all;
   const targets = expand(cmd.redirects.filter((r) => !r.heredoc).map((r) => r.target), c);
@@ -199,10 +237,10 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
     // an option (`-rf`, `--grep`) is no path unless the directory itself is protected; `--x=value` is scanned as text below
     const option = a.literal && a.text.startsWith("-") && !cwdProtected;
     const hit = option ? null : pathHit(a.tokens, "write", c.protect, dotglob);
-    if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what} (${hit.path})`;
+    if (hit) return `${shown(a.raw)} reaches ${hit.what} (${hit.path})`;
     if (a.literal) {
       const t = textHit(a.text, "write", c.protect);
-      if (t) return `${JSON.stringify(a.raw)} names ${t}`;
+      if (t) return `${shown(a.raw)} names ${t}`;
     }
   }
   for (const r of cmd.redirects) {
@@ -214,7 +252,7 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
 
   const program = words[0];
   if (!program) return null;
-  if (!program.literal) return `the program ${JSON.stringify(program.raw)} is a pattern, so longrun cannot tell what runs`;
+  if (!program.literal) return `the program ${shown(program.raw)} is a pattern, so longrun cannot tell what runs`;
   const texts = words.map((w) => w.text);
 
   for (let i = 0; i < words.length; i++) {
@@ -222,9 +260,9 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
     const name = basename(w.text);
     // longrun itself, by any name or path, except `longrun status` and friends
     if (w.literal && isLongrunProgram(w.text, c.protect) && !(i === 0 && AGENT_SUBCOMMANDS.has(texts[1] ?? ""))) {
-      return `it runs or handles longrun's executable (${JSON.stringify(w.raw)} ${texts[i + 1] ?? ""}); only \`longrun status\` is the agent's, the rest is the user's side`;
+      return `it runs or handles longrun's executable (${shown(w.raw)} ${texts[i + 1] ?? ""}); only \`longrun status\` is the agent's, the rest is the user's side`;
     }
-    if (!w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${JSON.stringify(w.raw)} could name longrun's executable`;
+    if (!w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${shown(w.raw)} could name longrun's executable`;
     if (COMMAND_BUILDERS.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
     const interp = INTERPRETERS.find((x) => x.name.test(name));
     if (interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none")) {
@@ -248,8 +286,20 @@ function commandRefusal(cmd: Command, c: LeaseBashContext, dotglob: boolean, dep
       if (why) return why;
     }
     if (SHELLS.test(name)) {
-      const why = shellRefusal(cmd, words, i, c, depth);
+      const why = shellRefusal(cmd, words, i, at, c, depth);
       if (why) return why;
+    }
+    if (w.literal && (i === 0 || WRAPPERS.has(basename(texts[0]!)))) {
+      const why = runRefusal(texts, i, at, c, depth);
+      if (why) return why;
+    }
+    if (w.literal && TREE_PROGRAMS.has(name)) {
+      const why = treeOperationRefusal(texts.slice(i), c.protect) ?? (name === "git" ? gitAddRefusal(texts.slice(i), c.protect) : null);
+      if (why) return why;
+    }
+    if (w.literal && name === "tar") {
+      const renames = texts.slice(i + 1).find((t) => /^--(transform|xform)(=|$)/.test(t));
+      if (renames) return `tar ${renames.split("=")[0]} renames what it writes, so longrun cannot tell where the files land`;
     }
     const shellFlags = SHELL_STRING_FLAGS[name];
     if (shellFlags?.length) {
@@ -387,7 +437,7 @@ function sedRunsCommands(script: string): boolean {
 }
 
 /** `ssh host command…`: the remote command is shell text, checked like a `sh -c` text. */
-function sshRefusal(after: readonly string[], c: LeaseBashContext, depth: number): string | null {
+function sshRefusal(after: readonly string[], c: Checking, depth: number): string | null {
   const withValue = new Set(["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
   let k = 0;
   while (k < after.length && after[k]!.startsWith("-")) k += withValue.has(after[k]!) ? 2 : 1;
@@ -409,7 +459,7 @@ function matchesExeName(tokens: readonly Tok[], ctx: ProtectContext, dotglob: bo
   return ctx.exeNames.some((n) => tokensMatch(last, n, dotglob));
 }
 
-function nestedRefusal(text: string, c: LeaseBashContext, depth: number): string | null {
+function nestedRefusal(text: string, c: Checking, depth: number): string | null {
   let script: Script;
   try {
     script = parseShell(text);
@@ -420,8 +470,43 @@ function nestedRefusal(text: string, c: LeaseBashContext, depth: number): string
   return scriptRefusal(script, c, depth + 1);
 }
 
+/** Programs that run the command given in their arguments (`nohup ./x.sh`, `timeout 5 bash x.sh`). */
+const WRAPPERS = new Set(["exec", "command", "builtin", "nohup", "env", "timeout", "nice", "ionice", "chrt", "taskset", "stdbuf", "sudo", "doas", "setsid", "time", "unbuffer", "strace", "ltrace", "chroot", "unshare", "nsenter", "firejail", "bwrap"]);
+
+const TREE_PROGRAMS = new Set(TREE_OPERATIONS.map((o) => o.program));
+
+/** Interpreters whose first operand is a file of code (`python3 x.py`, `node x.js`). */
+const CODE_RUNNERS = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|luajit|Rscript|julia|tclsh[0-9.]*|tsx|ts-node)$/;
+
+/**
+ * The program at `i` run from a file the gate can read: `source F` / `. F`, a path (`./x.sh`,
+ * `bin/run`), an interpreter's script operand, a package.json script, a makefile.
+ */
+function runRefusal(texts: readonly string[], i: number, at: number, c: Checking, depth: number): string | null {
+  const t = texts[i]!;
+  const name = basename(t);
+  const shell = (text: string) => nestedRefusal(text, c, depth);
+  if ((t === "source" || t === ".") && texts[i + 1]) return scriptFileRefusal(texts[i + 1]!, "shell", at, c.view, c.protect, shell);
+  if (t.includes("/") && !isLongrunProgram(t, c.protect)) {
+    const why = scriptFileRefusal(t, "program", at, c.view, c.protect, shell);
+    if (why) return why;
+  }
+  if (CODE_RUNNERS.test(name)) {
+    const after = texts.slice(i + 1);
+    const k = after.findIndex((x) => !x.startsWith("-") || x === "-m");
+    const file = k >= 0 && after[k] !== "-m" && !(k > 0 && /^-(m|c|e|r|W|X)$/.test(after[k - 1]!)) ? after[k] : undefined;
+    if (file !== undefined) return scriptFileRefusal(file, "code", at, c.view, c.protect, shell);
+  }
+  if (name === "bun" || name === "deno") {
+    const k = texts.findIndex((x, j) => j > i && (x === "run" || x.endsWith(".ts") || x.endsWith(".js")));
+    const file = k >= 0 ? (texts[k] === "run" ? texts.slice(k + 1).find((x) => !x.startsWith("-")) : texts[k]) : undefined;
+    if (file !== undefined && /\.(ts|js|mjs|cjs|tsx|jsx)$/.test(file)) return scriptFileRefusal(file, "code", at, c.view, c.protect, shell);
+  }
+  return packageScriptRefusal(texts.slice(i), c.protect, shell) ?? makefileRefusal(texts.slice(i), c.protect);
+}
+
 /** `sh -c TEXT`, `bash script.sh`, `sh < file`, `bash <<EOF`: check the text when it is there. */
-function shellRefusal(cmd: Command, words: Arg[], at: number, c: LeaseBashContext, depth: number): string | null {
+function shellRefusal(cmd: Command, words: Arg[], at: number, index: number, c: Checking, depth: number): string | null {
   const after = words.slice(at + 1);
   const ci = after.findIndex((w) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.text));
   if (ci >= 0) {
@@ -430,7 +515,13 @@ function shellRefusal(cmd: Command, words: Arg[], at: number, c: LeaseBashContex
     return nestedRefusal(body.text, c, depth);
   }
   const operand = after.find((w) => !w.text.startsWith("-") && !w.text.startsWith("+"));
-  if (operand) return null; // a script file: what it does is bounded by the sandbox, its path was checked above
+  if (operand) return scriptFileRefusal(operand.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
+  if (at === 0 && cmd.stdin === "file") {
+    const from = cmd.redirects.find((r) => r.op === "<" && r.fd === null);
+    const file = from ? literalOf(from.target) : null;
+    if (file === null) return "a shell reading commands from a file longrun cannot name";
+    return scriptFileRefusal(file, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
+  }
   if (at === 0 && cmd.stdin === "data") {
     const h = cmd.redirects.find((r) => r.heredoc)?.heredoc;
     if (h?.literal) return nestedRefusal(h.body, c, depth);

@@ -28,6 +28,9 @@ export interface ProtectedRule {
   what: string;
 }
 
+/** The links under /proc/<pid>/ (and /proc/<pid>/task/<tid>/) that lead into a process's files. */
+const PROCESS_VIEWS = ["cwd", "root", "fd", "fdinfo", "map_files", "exe"];
+
 const SHELL_STARTUP = [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".envrc"];
 
 /** Every protected location. The README's threat model lists the same rows. */
@@ -42,9 +45,14 @@ export const PROTECTED: readonly ProtectedRule[] = [
   { id: "git_xdg_config", segments: [[".config"], ["git"]], where: "anywhere", read: false, what: "git configuration (~/.config/git/)" },
   { id: "shell_startup", segments: [SHELL_STARTUP], where: "anywhere", read: false, what: "shell startup files, which define the commands every later Bash call runs" },
   { id: "process_environment", segments: [["proc"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
-  { id: "process_paths", segments: [["proc"], ["*"], ["cwd", "root", "fd", "fdinfo", "map_files", "exe"]], where: "absolute", read: true, what: "another view of a process's files (/proc/*/cwd, root, fd), which can lead anywhere" },
+  { id: "process_paths", segments: [["proc"], ["*"], PROCESS_VIEWS], where: "absolute", read: true, what: "another view of a process's files (/proc/*/cwd, root, fd), which can lead anywhere" },
   { id: "thread_environment", segments: [["proc"], ["*"], ["task"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
+  { id: "thread_paths", segments: [["proc"], ["*"], ["task"], ["*"], PROCESS_VIEWS], where: "absolute", read: true, what: "another view of a process's files (/proc/*/task/*/cwd, root, fd), which can lead anywhere" },
+  { id: "network_redirection", segments: [["dev"], ["tcp", "udp"]], where: "absolute", read: true, what: "bash's network redirections (/dev/tcp/…, /dev/udp/…), which open a socket" },
 ];
+
+/** Paths longer than this (PATH_MAX) are refused unresolved: the kernel refuses them too, and checking them costs. */
+export const MAX_PATH_CHARS = 4096;
 
 /** Where the checks run: the root, the home directory, the working directory and longrun's own executable. */
 export interface ProtectContext {
@@ -137,42 +145,94 @@ export function resolveExisting(path: string): string {
   return out;
 }
 
-const PROCESS_VIEWS = new Set(["cwd", "root", "fd", "exe", "map_files"]);
-
 /** One gate decision resolves the same directories many times; a hook process lives for one call. */
 const resolved = new Map<string, string>();
 
+/**
+ * Linear in the path's length: components are taken from a stack, the path so far is kept as
+ * text, and once a component is missing nothing below it is looked up. Under /proc nothing is
+ * resolved on disk: `/proc/self` is the process that opens the path (bash's child, not this
+ * gate), so `self` and `thread-self` stay names, `..` is applied as the kernel would in procfs's
+ * directories, and a process's links (cwd, root, fd, exe, …) end the walk, kept as written with
+ * what follows them; the protected table refuses them for every pid.
+ */
 function resolveUncached(path: string): string {
-  const todo = path.split("/").filter((c) => c !== "" && c !== ".");
+  const todo = path.split("/").filter((c) => c !== "" && c !== ".").reverse();
   const out: string[] = [];
+  const ends: number[] = []; // the length of `here` after each component of out
+  let here = "";
+  let missingFrom = Infinity; // out's length when a component was found missing
   let links = 0;
+  const push = (c: string) => {
+    out.push(c);
+    here += "/" + c;
+    ends.push(here.length);
+  };
+  const rest = () => here + todo.reverse().map((c) => "/" + c).join("");
   while (todo.length) {
-    const c = todo.shift()!;
+    const c = todo.pop()!;
     if (c === "..") {
-      out.pop();
+      if (out.length) {
+        out.pop();
+        ends.pop();
+        here = here.slice(0, ends.at(-1) ?? 0);
+        if (out.length <= missingFrom) missingFrom = Infinity;
+      }
       continue;
     }
-    const here = "/" + [...out, c].join("/");
-    let target: string | null = null;
-    // /proc/<pid>/cwd, root, fd/N, exe point into the process that reads them (bash, not this
-    // gate): they are kept as written, and the protected table refuses them
-    const processView = out.length >= 2 && out[0] === "proc" && PROCESS_VIEWS.has(out.length === 2 ? c : out[2]!);
-    if (processView) return "/" + [...out, c, ...todo].join("/"); // and a `..` after it is that process's business
-    try {
-      if (lstatSync(here).isSymbolicLink()) target = readlinkSync(here);
-    } catch {
-      // absent: kept as written
+    if (out[0] === "proc") {
+      if (out.length === 1 && c === "thread-self") {
+        for (const x of ["self", "task", "thread-self"]) push(x);
+        continue;
+      }
+      const view = (out.length === 2 || (out.length === 4 && out[2] === "task")) && PROCESS_VIEWS.includes(c);
+      if (view) {
+        push(c);
+        return rest();
+      }
+      if (out.length === 1 && c !== "self" && missingFrom === Infinity) {
+        // /proc's own links (net, mounts) lead into /proc/self
+        const target = linkAt(`${here}/${c}`);
+        if (typeof target === "string" && !target.startsWith("/") && ++links <= 40) {
+          todo.push(...target.split("/").filter((x) => x !== "" && x !== ".").reverse());
+          continue;
+        }
+      }
+      push(c);
+      continue;
+    }
+    const target = out.length < missingFrom ? linkAt(`${here}/${c}`) : null;
+    if (target === undefined) {
+      missingFrom = Math.min(missingFrom, out.length);
+      push(c);
+      continue;
     }
     if (target === null) {
-      out.push(c);
+      push(c);
       continue;
     }
-    if (++links > 40) return "/" + [...out, c, ...todo].join("/"); // a loop: leave it as written
-    const parts = target.split("/").filter((x) => x !== "" && x !== ".");
-    if (target.startsWith("/")) out.length = 0;
-    todo.unshift(...parts);
+    if (++links > 40) {
+      push(c);
+      return rest(); // a loop: leave it as written
+    }
+    if (target.startsWith("/")) {
+      out.length = 0;
+      ends.length = 0;
+      here = "";
+      missingFrom = Infinity;
+    }
+    todo.push(...target.split("/").filter((x) => x !== "" && x !== ".").reverse());
   }
-  return "/" + out.join("/");
+  return here === "" ? "/" : here;
+}
+
+/** A symlink's target, null when the path is no symlink, undefined when it does not exist. */
+function linkAt(path: string): string | null | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
+  } catch {
+    return undefined;
+  }
 }
 
 function isLongrunRoot(dir: string, ctx: ProtectContext): boolean {
@@ -188,15 +248,21 @@ function isLongrunRoot(dir: string, ctx: ProtectContext): boolean {
  * The rule a list of absolute segments falls under, if any. `inRoot` says whether a directory
  * (given by its segments) is a longrun root; null means "assume it is" (free text).
  */
-function ruleFor(segs: readonly Tok[][], access: Access, inRoot: ((dir: string) => boolean) | null, dotglob: boolean): ProtectedRule | null {
+function ruleFor(segs: readonly Tok[][], access: Access | ((r: ProtectedRule) => boolean), inRoot: ((dir: string) => boolean) | null, dotglob: boolean): ProtectedRule | null {
   const folded = segs.map(foldTokens);
+  // each segment's text once (null for a pattern), so a long path costs one pass per rule
+  const texts = folded.map((seg) => (isLit(seg) ? segText(seg) : null));
+  const matches = (k: number, names: readonly string[]) => {
+    const t = texts[k];
+    return names.includes("*") || (t !== null ? names.includes(t!) : names.some((n) => tokensMatch(folded[k]!, n, dotglob)));
+  };
   for (const rule of PROTECTED) {
-    if (access === "read" && !rule.read) continue;
+    if (access === "read" ? !rule.read : access !== "write" && !access(rule)) continue;
     const n = rule.segments.length;
-    const starts = rule.where === "absolute" ? [0] : folded.map((_, i) => i);
-    for (const i of starts) {
+    const last = rule.where === "absolute" ? 0 : folded.length - n;
+    for (let i = 0; i <= last; i++) {
       if (i + n > folded.length) continue;
-      if (!rule.segments.every((names, k) => canMatch(folded[i + k]!, names, dotglob))) continue;
+      if (!rule.segments.every((names, k) => matches(i + k, names))) continue;
       // the standard streams (/dev/stdout is /proc/self/fd/1) lead nowhere else
       if (rule.id === "process_paths" && segs.length === 4 && isLit(segs[2]!) && segText(segs[2]!) === "fd" && isLit(segs[3]!) && ["0", "1", "2"].includes(segText(segs[3]!))) continue;
       if (rule.where === "longrun_root" && inRoot) {
@@ -209,8 +275,16 @@ function ruleFor(segs: readonly Tok[][], access: Access, inRoot: ((dir: string) 
   return null;
 }
 
+/**
+ * The rule among `only` that a literal absolute path (already resolved) falls under, with memory.db
+ * and raw_data/ counting only inside a longrun root. For walking a tree entry by entry.
+ */
+export function literalRule(path: string, only: (r: ProtectedRule) => boolean, ctx: ProtectContext): ProtectedRule | null {
+  return ruleFor(segmentsOf(lit(path)).segs, only, (dir) => isLongrunRoot(dir, ctx), false);
+}
+
 /** Inode identities of the protected files that exist, to spot a hard link to one of them. */
-function protectedInodes(ctx: ProtectContext): Set<string> {
+export function protectedInodes(ctx: ProtectContext): Set<string> {
   const files = [
     ...["state.json", "http.json", "hooks.json", "pending_checkpoint.json", "lock"].map((f) => `${ctx.root}/.longrun/${f}`),
     ...["", "-wal", "-shm"].map((s) => `${ctx.root}/memory.db${s}`),
@@ -237,6 +311,9 @@ function protectedInodes(ctx: ProtectContext): Set<string> {
  * location for `access`, relative to `ctx.cwd`. Literal paths are resolved on disk first.
  */
 export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectContext, dotglob = false): PathHit | null {
+  if (tokens.length > MAX_PATH_CHARS) {
+    return { rule: null, path: `${tokens.slice(0, 60).map((t) => (t.t === "c" ? t.c : "*")).join("")}…`, what: `a path longer than ${MAX_PATH_CHARS} characters (PATH_MAX), which is not checked` };
+  }
   const segs = absoluteSegments(tokens, ctx.cwd);
   const literal = segs.every(isLit);
   const shown = "/" + segs.map(segText).join("/");

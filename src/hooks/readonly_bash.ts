@@ -16,10 +16,11 @@
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Access, pathHit, type ProtectContext } from "./protect.ts";
+import { type Access, pathHit, type ProtectContext, resolveExisting } from "./protect.ts";
+import { treeHit } from "./trees.ts";
 import { type Command, literalOf, type Script } from "./shell/parse.ts";
 import { cdTarget } from "./shell/cd.ts";
-import { hasAny, isLiteral, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
+import { hasAny, isLiteral, shown, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
 import { BUILTINS, FIND_PRIMARIES, type ProgramRule, READ_ONLY_PROGRAMS, type ValueKind } from "./readonly_programs.ts";
 
 export interface ReadOnlyOptions {
@@ -42,9 +43,13 @@ export async function readOnlyRefusal(script: Script, ctx: ProtectContext, env: 
   if (script.compound) return "it uses shell structure (a group, subshell, loop, condition or function)";
   if (script.background) return "it starts a background job (&)";
   if (script.commands.length === 0) return "it is empty";
+  if (script.commands.length > READ_ONLY_LIMITS.commands) return `it holds more than ${READ_ONLY_LIMITS.commands} commands, too many to check in a read-only turn; split it into several calls`;
   const dirs = new Set([ctx.cwd]);
+  let checked = 0;
   for (const c of script.commands) {
     for (const cwd of [...dirs]) {
+      checked += c.words.length + c.redirects.length;
+      if (checked > READ_ONLY_LIMITS.words) return `it has more than ${READ_ONLY_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
       const why = await commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
       if (why) return why;
       const words = c.words.map((w) => {
@@ -54,10 +59,14 @@ export async function readOnlyRefusal(script: Script, ctx: ProtectContext, env: 
       const next = cdTarget(words, cwd, env.home);
       if (next === "unknown") return "it changes to a directory that cannot be told in advance";
       if (next !== null) dirs.add(next);
+      if (dirs.size > READ_ONLY_LIMITS.cds) return `it changes directory more than ${READ_ONLY_LIMITS.cds} times, too many to follow; split it into several calls`;
     }
   }
   return null;
 }
+
+/** Bounds on one decision's work (a read-only command is short): beyond them it is refused. */
+export const READ_ONLY_LIMITS = { commands: 200, cds: 16, words: 4000 } as const;
 
 const SAFE_REDIRECTS = [/^(1|2)?>$/, /^&>$/, /^(1|2)?>>$/];
 
@@ -65,7 +74,7 @@ function redirectRefusal(c: Command, ctx: ProtectContext, env: WordEnv): string 
   for (const r of c.redirects) {
     const target = literalOf(r.target);
     if (r.heredoc || r.op === "<<" || r.op === "<<-") return "it feeds a heredoc";
-    if (target === null) return `the redirection target ${JSON.stringify(r.target.raw)} is not plain text`;
+    if (target === null) return `the redirection target ${shown(r.target.raw)} is not plain text`;
     const op = (r.fd ?? "") + r.op;
     if (r.op === "<<<") continue;
     if ((r.op === ">&" || r.op === "<&") && /^[0-2]$/.test(target)) continue;
@@ -75,7 +84,7 @@ function redirectRefusal(c: Command, ctx: ProtectContext, env: WordEnv): string 
       if (hit) return `it reads ${hit.what} (${hit.path})`;
       continue;
     }
-    return `the redirection ${JSON.stringify(op + target)} writes or duplicates a file`;
+    return `the redirection ${shown(op + target)} writes or duplicates a file`;
   }
   void env;
   return null;
@@ -98,14 +107,14 @@ async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: 
   const args: Arg[] = [];
   for (const w of c.words) {
     const alts = wordPatterns(w, env);
-    if (alts === null) return `${JSON.stringify(w.raw)} expands to too many words`;
+    if (alts === null) return `${shown(w.raw)} expands to too many words`;
     for (const a of alts) {
-      if (hasAny(a)) return `${JSON.stringify(w.raw)} holds an expansion (variable or command substitution) whose value cannot be checked`;
+      if (hasAny(a)) return `${shown(w.raw)} holds an expansion (variable or command substitution) whose value cannot be checked`;
       args.push({ tokens: a, raw: w.raw });
     }
   }
   const name = args[0]!;
-  if (!isLiteral(name.tokens)) return `the program name ${JSON.stringify(name.raw)} is a pattern`;
+  if (!isLiteral(name.tokens)) return `the program name ${shown(name.raw)} is a pattern`;
   const program = textOf(name.tokens);
   let rule = READ_ONLY_PROGRAMS[program];
   let rest = args.slice(1);
@@ -114,10 +123,10 @@ async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: 
       const words = prefix.split(/\s+/);
       return words.every((p, i) => args[i] && isLiteral(args[i]!.tokens) && textOf(args[i]!.tokens) === p);
     });
-    if (!vouched) return `${JSON.stringify(program)} is not on the read-only list`;
+    if (!vouched) return `${shown(program)} is not on the read-only list`;
     for (const a of args.slice(vouched.split(/\s+/).length)) {
       const hit = pathHit(a.tokens, "read", ctx);
-      if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what}`;
+      if (hit) return `${shown(a.raw)} reaches ${hit.what}`;
     }
     return o.skipEnvironmentChecks ? null : programLocationRefusal(program, o);
   }
@@ -125,12 +134,16 @@ async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: 
     while (rest.length && isLiteral(rest[0]!.tokens) && rule.globalFlags?.includes(textOf(rest[0]!.tokens))) rest = rest.slice(1);
     const subName = rest.length && isLiteral(rest[0]!.tokens) ? textOf(rest[0]!.tokens) : "";
     const sub = rule.sub[subName];
-    if (!sub) return `${program} ${JSON.stringify(subName || (rest[0]?.raw ?? ""))} is not on the read-only list (allowed: ${Object.keys(rule.sub).join(", ")})`;
+    if (!sub) return `${program} ${shown(subName || (rest[0]?.raw ?? ""))} is not on the read-only list (allowed: ${Object.keys(rule.sub).join(", ")})`;
     rule = sub;
     rest = rest.slice(1);
   }
   const why = program === "find" ? findRefusal(rest, ctx) : argsRefusal(rule, rest, ctx);
   if (why) return `${program}: ${why}`;
+  if (program === "git" && rule === READ_ONLY_PROGRAMS.git!.sub!.diff) {
+    const outside = gitDiffRefusal(rest, ctx);
+    if (outside) return `git diff: ${outside}`;
+  }
   if (o.skipEnvironmentChecks) return null;
   if (!BUILTINS.has(program)) {
     const loc = programLocationRefusal(program, o);
@@ -146,13 +159,13 @@ function valueRefusal(kind: ValueKind, value: Arg | string, ctx: ProtectContext,
   if (kind === "path") {
     if (typeof value !== "string" && !isLiteral(tokens) && !startsSafe(tokens)) return `the value of ${option} is a glob`;
     const hit = pathHit(tokens, "read", ctx);
-    return hit ? `${option} ${JSON.stringify(text)} reaches ${hit.what}` : null;
+    return hit ? `${option} ${shown(text)} reaches ${hit.what}` : null;
   }
   if (typeof value !== "string" && !isLiteral(tokens)) return `the value of ${option} is a glob, which could become several words`;
   if (kind === "text") return null;
   if (kind === "git_format") return text.includes("%G") ? `${option}: the %G placeholders verify signatures by running gpg` : null;
-  if (kind === "number") return /^[+-]?\d+[A-Za-z%]{0,3}$/.test(text) ? null : `${option} needs a number, got ${JSON.stringify(text)}`;
-  return kind.includes(text) ? null : `${option} must be one of ${kind.join(", ")}, got ${JSON.stringify(text)}`;
+  if (kind === "number") return /^[+-]?\d+[A-Za-z%]{0,3}$/.test(text) ? null : `${option} needs a number, got ${shown(text)}`;
+  return kind.includes(text) ? null : `${option} must be one of ${kind.join(", ")}, got ${shown(text)}`;
 }
 
 /** A glob that cannot expand into an option: it starts with a literal character other than `-`. */
@@ -162,6 +175,42 @@ function startsSafe(tokens: readonly Tok[]): boolean {
 }
 
 function argsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext): string | null {
+  const paths: Arg[] = [];
+  let recursive: "no" | "yes" | "follow" = "no";
+  const recursion = (flag: string, long: boolean) => {
+    const r = rule.recursive;
+    if (!r) return;
+    if (long ? r.followLong.includes(flag) : r.follow.includes(flag)) recursive = "follow";
+    else if ((long ? r.long.includes(flag) : r.flags.includes(flag)) && recursive === "no") recursive = "yes";
+  };
+  const why = optionsRefusal(rule, args, ctx, paths, recursion);
+  if (why) return why;
+  if (recursive !== "no") {
+    if (paths.length === 0 && rule.recursive!.defaultCwd) paths.push({ tokens: pats("."), raw: "." });
+    for (const p of paths) {
+      if (!isLiteral(p.tokens)) return `${shown(p.raw)} is a glob, and a recursive search needs its directories named`;
+      const hit = treeHit(textOf(p.tokens), "read", ctx, recursive === "follow");
+      if (hit) return `a recursive search of ${shown(p.raw)} would read ${hit.what} (${hit.path}); name the directories that hold the files (grep -rn PATTERN src), leaving longrun's out`;
+    }
+  }
+  if (rule.filesOnly) {
+    for (const p of paths) {
+      const text = textOf(p.tokens);
+      if (text !== "-" && isLiteral(p.tokens) && isDirectory(text, ctx)) return `${shown(p.raw)} is a directory: ${rule.filesOnly}`;
+    }
+  }
+  return null;
+}
+
+function isDirectory(path: string, ctx: ProtectContext): boolean {
+  try {
+    return statSync(resolveExisting(path.startsWith("/") ? path : `${ctx.cwd}/${path}`)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function optionsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext, paths: Arg[], recursion: (flag: string, long: boolean) => void): string | null {
   let endOfOptions = false;
   let operands = 0;
   let patternGiven = false;
@@ -174,11 +223,14 @@ function argsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext): strin
       continue;
     }
     if (!endOfOptions && text.startsWith("-") && text !== "-") {
-      if (!literal && !text.startsWith("--")) return `the glob ${JSON.stringify(a.raw)} could expand to options`;
+      if (!literal && !text.startsWith("--")) return `the glob ${shown(a.raw)} could expand to options`;
       if (text.startsWith("--")) {
         const eq = text.indexOf("=");
         const opt = eq < 0 ? text : text.slice(0, eq);
-        if (eq < 0 && rule.long?.includes(opt)) continue;
+        if (eq < 0 && rule.long?.includes(opt)) {
+          recursion(opt, true);
+          continue;
+        }
         if (eq >= 0 && rule.longOptional?.[opt] !== undefined) {
           const why = valueRefusal(rule.longOptional[opt]!, text.slice(eq + 1), ctx, opt);
           if (why) return why;
@@ -202,7 +254,10 @@ function argsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext): strin
       if (rule.numeric && /^-\d+$/.test(text)) continue;
       for (let k = 1; k < text.length; k++) {
         const ch = text[k]!;
-        if (rule.flags?.includes(ch)) continue;
+        if (rule.flags?.includes(ch)) {
+          recursion(ch, false);
+          continue;
+        }
         const attached = rule.attached?.[ch];
         if (attached !== undefined) {
           const v = text.slice(k + 1);
@@ -224,27 +279,28 @@ function argsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext): strin
     }
     operands++;
     if (rule.maxOperands !== undefined && operands > rule.maxOperands) return `at most ${rule.maxOperands} operand(s)`;
-    if (rule.maxOperands !== undefined && !literal) return `${JSON.stringify(a.raw)} is a glob, which could supply more than ${rule.maxOperands} operand(s)`;
+    if (rule.maxOperands !== undefined && !literal) return `${shown(a.raw)} is a glob, which could supply more than ${rule.maxOperands} operand(s)`;
     let kind = rule.operands;
     if (kind === "pattern_then_paths") {
       if (!patternGiven && operands === 1) {
-        if (!literal) return `the pattern ${JSON.stringify(a.raw)} is a glob, which could become several words`;
+        if (!literal) return `the pattern ${shown(a.raw)} is a glob, which could become several words`;
         continue;
       }
       kind = "paths";
     }
-    if (kind === "none") return `no operands allowed, got ${JSON.stringify(a.raw)}`;
+    if (kind === "none") return `no operands allowed, got ${shown(a.raw)}`;
     if (kind === "date_format") {
       if (!literal || !text.startsWith("+") || operands > 1) return "only a +FORMAT operand is allowed (anything else would set the clock)";
       continue;
     }
     if (kind === "text") {
-      if (!literal) return `${JSON.stringify(a.raw)} is a glob, which could become several words`;
+      if (!literal) return `${shown(a.raw)} is a glob, which could become several words`;
       continue;
     }
-    if (!literal && !endOfOptions && !startsSafe(a.tokens)) return `the glob ${JSON.stringify(a.raw)} could expand to an option; start it with ./ or put it after --`;
+    if (!literal && !endOfOptions && !startsSafe(a.tokens)) return `the glob ${shown(a.raw)} could expand to an option; start it with ./ or put it after --`;
     const hit = pathHit(a.tokens, "read" satisfies Access, ctx);
-    if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what}`;
+    if (hit) return `${shown(a.raw)} reaches ${hit.what}`;
+    paths.push(a);
   }
   return null;
 }
@@ -256,13 +312,13 @@ function findRefusal(args: Arg[], ctx: ProtectContext): string | null {
     const a = args[i]!;
     const text = textOf(a.tokens);
     if (text.startsWith("-") || text === "!" || text === "(" || text === ")") break;
-    if (!isLiteral(a.tokens) && !startsSafe(a.tokens)) return `the glob ${JSON.stringify(a.raw)} could expand to an option`;
+    if (!isLiteral(a.tokens) && !startsSafe(a.tokens)) return `the glob ${shown(a.raw)} could expand to an option`;
     const hit = pathHit(a.tokens, "read", ctx);
-    if (hit) return `${JSON.stringify(a.raw)} reaches ${hit.what}`;
+    if (hit) return `${shown(a.raw)} reaches ${hit.what}`;
   }
   for (; i < args.length; i++) {
     const a = args[i]!;
-    if (!isLiteral(a.tokens)) return `${JSON.stringify(a.raw)} is a glob in find's expression; quote it`;
+    if (!isLiteral(a.tokens)) return `${shown(a.raw)} is a glob in find's expression; quote it`;
     const text = textOf(a.tokens);
     const arity = FIND_PRIMARIES[text];
     if (arity === undefined) return `${text} is not allowed in a read-only turn (only tests and -print; no -exec, -delete, -fprint, -fls)`;
@@ -273,6 +329,32 @@ function findRefusal(args: Arg[], ctx: ProtectContext): string | null {
         const hit = pathHit(v.tokens, "read", ctx);
         if (hit) return `-newer reaches ${hit.what}`;
       }
+    }
+  }
+  return null;
+}
+
+/**
+ * git diff compares two paths directly, as `--no-index` (recursively, every file), when it runs
+ * outside a repository or one of them lies outside the work tree: every operand must resolve
+ * inside the repository that holds the working directory.
+ */
+function gitDiffRefusal(args: Arg[], ctx: ProtectContext): string | null {
+  let top: string | null = null;
+  for (let dir = resolveExisting(ctx.cwd); ; dir = dirname(dir)) {
+    if (existsSync(`${dir}/.git`)) {
+      top = dir;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (top === null) return "outside a git repository git diff compares files directly (--no-index), reading whatever it is given";
+  for (const a of args) {
+    const text = textOf(a.tokens);
+    if (text.startsWith("-")) continue;
+    const abs = resolveExisting(text.startsWith("/") ? text : `${ctx.cwd}/${text}`);
+    if (abs !== top && !abs.startsWith(top === "/" ? "/" : top + "/")) {
+      return `${shown(a.raw)} is outside the repository ${top}, and git diff would compare the paths directly (--no-index), reading every file under them`;
     }
   }
   return null;

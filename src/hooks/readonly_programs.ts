@@ -39,6 +39,14 @@ export interface ProgramRule {
   sub?: Readonly<Record<string, ProgramRule>>;
   /** Options allowed between the program and its subcommand. */
   globalFlags?: readonly string[];
+  /**
+   * Options that make the program read whole directory trees (`grep -r`): every path operand (the
+   * working directory when there is none) must then be a tree that holds none of longrun's files;
+   * the `follow` ones also follow the symlinks met inside.
+   */
+  recursive?: { flags: string; long: readonly string[]; follow: string; followLong: readonly string[]; defaultCwd: boolean };
+  /** Directory operands are refused: the program reads the files inside them (`diff DIR DIR`). */
+  filesOnly?: string;
   /** One line for the README. */
   note?: string;
 }
@@ -112,14 +120,14 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   tail: { flags: "qvz", valued: { n: "number", c: "number" }, numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated"], longValued: { "--lines": "number", "--bytes": "number" }, operands: "paths", note: "no -f" },
   wc: { flags: "clmwL", long: ["--bytes", "--chars", "--lines", "--words", "--max-line-length"], operands: "paths" },
   grep: {
-    flags: "iyvwxcLlnhHoqsbZzEFGPaUT",
+    flags: "iyvwxcLlnhHoqsbZzEFGPaUTrR",
     valued: { e: "text", f: "path", m: "number", A: "number", B: "number", C: "number" },
     numeric: true,
     long: [
       "--ignore-case", "--no-ignore-case", "--invert-match", "--word-regexp", "--line-regexp", "--count", "--files-with-matches",
       "--files-without-match", "--line-number", "--no-filename", "--with-filename", "--only-matching", "--quiet", "--silent",
       "--no-messages", "--byte-offset", "--null", "--null-data", "--extended-regexp", "--fixed-strings", "--basic-regexp",
-      "--perl-regexp", "--text", "--initial-tab",
+      "--perl-regexp", "--text", "--initial-tab", "--recursive", "--dereference-recursive",
     ],
     longValued: {
       "--regexp": "text", "--file": "path", "--max-count": "number", "--after-context": "number", "--before-context": "number",
@@ -127,7 +135,8 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
       "--binary-files": ["binary", "text", "without-match"],
     },
     operands: "pattern_then_paths",
-    note: "no -r/-R/-d: recursion would read longrun's files",
+    recursive: { flags: "rR", long: ["--recursive", "--dereference-recursive"], follow: "R", followLong: ["--dereference-recursive"], defaultCwd: true },
+    note: "-r/-R only over directories that hold none of longrun's files (name them: grep -rn x src); no -d",
   },
   find: { operands: "paths", note: "tests and -print only; no -exec, -delete, -fprint, -fls" },
   sort: {
@@ -148,7 +157,8 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
     longValued: { "--unified": "number", "--color": COLOR, "--label": "text", "--width": "number" },
     operands: "paths",
     maxOperands: 2,
-    note: "no -r: recursion would read longrun's files",
+    filesOnly: "diff compares the files inside a directory (its protected ones too); name the files",
+    note: "files only: no -r, no directory operands",
   },
   du: { flags: "ahcsxLkmb", valued: { d: "number" }, long: ["--all", "--human-readable", "--summarize", "--total", "--one-file-system", "--apparent-size"], longValued: { "--max-depth": "number" }, operands: "paths" },
   df: { flags: "hHiTalkP", long: ["--human-readable", "--inodes", "--print-type", "--all", "--local", "--portability"], operands: "paths" },

@@ -26,6 +26,8 @@ function decisionOf(a: Answer): "deny" | "none" | string {
   if (a.code !== 0) return `exit ${a.code}`;
   if (a.stdout.trim() === "") return "none";
   const out = JSON.parse(a.stdout);
+  // a command rewritten to run inside longrun's sandbox, with no decision, passes
+  if (out.hookSpecificOutput?.permissionDecision === undefined && out.hookSpecificOutput?.updatedInput !== undefined) return "none";
   return out.hookSpecificOutput?.permissionDecision ?? `unexpected ${a.stdout}`;
 }
 
@@ -91,6 +93,22 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
     await run(["git", "-C", join(root, "evil-bare"), "config", "core.worktree", join(root, "evil-bare")]);
     writeFileSync(join(root, "evil-bare", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
     chmodSync(join(root, "evil-bare", "hooks", "post-index-change"), 0o755);
+    // scripts an earlier lease left behind, built so that no single call named longrun's files
+    writeFileSync(join(root, "evil.sh"), "rm -rf .lo" + "ngrun\n");
+    chmodSync(join(root, "evil.sh"), 0o755);
+    writeFileSync(join(root, "ok.sh"), "echo fine\n");
+    chmodSync(join(root, "ok.sh"), 0o755);
+    writeFileSync(join(root, "evil.py"), "import shutil\nshutil.rmtree('.lo" + "ngrun')\n");
+    mkdirSync(join(root, "evil-npm"));
+    writeFileSync(join(root, "evil-npm", "package.json"), JSON.stringify({ scripts: { test: "cat ../.lo" + "ngrun/http.json", build: "tsc && rm ../memory.db" } }));
+    mkdirSync(join(root, "evil-make"));
+    writeFileSync(join(root, "evil-make", "Makefile"), "all:\n\trm -rf ../.lo" + "ngrun\n");
+    // a directory with a link into .longrun/ (grep -R follows it, grep -r does not), and another root inside
+    mkdirSync(join(root, "tree-with-link"));
+    writeFileSync(join(root, "tree-with-link", "x.txt"), "token\n");
+    symlinkSync(join(root, ".longrun"), join(root, "tree-with-link", "state"));
+    mkdirSync(join(root, "nested", ".longrun"), { recursive: true });
+    writeFileSync(join(root, "nested", "memory.db"), "");
     await evilRepo(join(root, "evil-hook"), (d) => {
       writeFileSync(join(d, ".git", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
       chmodSync(join(d, ".git", "hooks", "post-index-change"), 0o755);
@@ -102,14 +120,14 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
     assert.ok(READ_ONLY_DENIED.length + ALWAYS_DENIED.length + MALFORMED.length >= 300);
   });
 
-  test("in a read-only turn every hostile call is denied", async () => {
+  test("in a read-only turn every hostile call is denied", { timeout: 300_000 }, async () => {
     const calls = [...READ_ONLY_DENIED, ...ALWAYS_DENIED];
     const answers = await pool(calls, (c) => send(root, payload(root, c)));
     const wrong = calls.map((c, i) => [c, decisionOf(answers[i]!)] as const).filter(([, d]) => d !== "deny");
     assert.deepEqual(wrong, [], `not denied:\n${wrong.map(([c, d]) => `${d}: ${JSON.stringify(c)}`).join("\n")}`);
   });
 
-  test("malformed payloads are denied", async () => {
+  test("malformed payloads are denied", { timeout: 60_000 }, async () => {
     const answers = await pool(MALFORMED, (m) => send(root, m));
     const wrong = MALFORMED.filter((_, i) => decisionOf(answers[i]!) !== "deny");
     assert.deepEqual(wrong, []);
@@ -118,19 +136,19 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
   describe("under the user's unscoped lease", () => {
     before(() => prompt(root, "Refactor the parser\n/approve do the refactor"));
 
-    test("every call that reaches protected files, runs a host command or forges an approval is denied", async () => {
+    test("every call that reaches protected files, runs a host command or forges an approval is denied", { timeout: 300_000 }, async () => {
       const answers = await pool(ALWAYS_DENIED, (c) => send(root, payload(root, c)));
       const wrong = ALWAYS_DENIED.map((c, i) => [c, decisionOf(answers[i]!), answers[i]!.stdout] as const).filter(([, d]) => d !== "deny");
       assert.deepEqual(wrong, [], `not denied under the lease:\n${wrong.map(([c, d]) => `${d}: ${JSON.stringify(c)}`).join("\n")}`);
     });
 
-    test("ordinary work passes with no decision, so Claude Code's own prompts still apply", async () => {
+    test("ordinary work passes with no decision, so Claude Code's own prompts still apply", { timeout: 120_000 }, async () => {
       const answers = await pool(LEASE_PASSES, (c) => send(root, payload(root, c)));
       const wrong = LEASE_PASSES.map((c, i) => [c, decisionOf(answers[i]!), answers[i]!.stdout + answers[i]!.stderr] as const).filter(([, d]) => d !== "none");
       assert.deepEqual(wrong, [], wrong.map(([c, d, o]) => `${d}: ${JSON.stringify(c)} ${o}`).join("\n"));
     });
 
-    test("no answer to anything in the corpus is ever allow", async () => {
+    test("no answer to anything in the corpus is ever allow", { timeout: 300_000 }, async () => {
       const calls = [...READ_ONLY_DENIED, ...LEASE_PASSES];
       const answers = await pool(calls, (c) => send(root, payload(root, c)));
       assert.deepEqual(answers.map(decisionOf).filter((d) => d === "allow"), []);

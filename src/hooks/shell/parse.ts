@@ -14,10 +14,14 @@ export type Part =
   | { t: "glob"; v: string }
   /** A leading `~` or `~user`. */
   | { t: "tilde"; user: string }
-  /** `$name`, `${…}` or a special parameter; `raw` is its source text. */
-  | { t: "var"; name: string; raw: string }
-  /** `$(…)`, a backtick command, `<(…)` or `>(…)`, parsed. */
-  | { t: "sub"; script: Script; raw: string }
+  /**
+   * `$name`, `${…}` or a special parameter; `raw` is its source text. `quoted`: inside double
+   * quotes or a heredoc, so its value is one piece of text; otherwise bash splits it into words
+   * and globs each.
+   */
+  | { t: "var"; name: string; raw: string; quoted?: boolean }
+  /** `$(…)`, a backtick command, `<(…)` or `>(…)`, parsed; `quoted` as for `var`. */
+  | { t: "sub"; script: Script; raw: string; quoted?: boolean }
   /** `$((…))`: a number; the commands it substitutes are parsed into `subs`. */
   | { t: "arith"; raw: string; subs: Script[] };
 
@@ -62,6 +66,7 @@ export class ShellParseError extends Error {
 /** Commands longer than this are refused unread (heredocs with whole files fit well under it). */
 export const MAX_COMMAND_CHARS = 256 * 1024;
 const MAX_DEPTH = 16;
+const MAX_BRACKET = 256;
 
 const RESERVED = new Set(["if", "then", "elif", "else", "fi", "do", "done", "while", "until", "for", "in", "case", "esac", "select", "function", "{", "}", "!", "[[", "]]", "time", "coproc"]);
 const META = new Set([" ", "\t", "\n", "|", "&", ";", "(", ")", "<", ">"]);
@@ -332,7 +337,7 @@ class Parser {
         continue;
       }
       if (c === "`") {
-        parts.push(this.backtick());
+        parts.push({ ...this.backtick(), quoted: true });
         continue;
       }
       lit(c, true);
@@ -343,7 +348,7 @@ class Parser {
   /** A `$…` at this.i as a part, or a literal `$` when nothing follows that expands. */
   expansion(parts: Part[], lit: (v: string, q: boolean) => void, quoted: boolean): void {
     const d = this.dollar();
-    if (d) parts.push(d);
+    if (d) parts.push(quoted && (d.t === "var" || d.t === "sub") ? { ...d, quoted: true } : d);
     else {
       lit("$", quoted);
       this.i++;
@@ -412,7 +417,7 @@ class Parser {
     return { t: "sub", script, raw: this.s.slice(start, this.i) };
   }
 
-  backtick(): Part {
+  backtick(): Extract<Part, { t: "sub" }> {
     const s = this.s;
     const start = this.i;
     let body = "";
@@ -567,6 +572,8 @@ function bracketEnd(s: string, i: number): number {
   if (s[j] === "!" || s[j] === "^") j++;
   if (s[j] === "]") j++;
   for (; j < s.length; j++) {
+    // a scan per `[` would make `[[[[…` quadratic; no real bracket expression is this long
+    if (j - i > MAX_BRACKET) throw new ShellParseError(`a [ followed by more than ${MAX_BRACKET} characters of one word is not checked`);
     const c = s[j]!;
     if (c === "]") return j;
     if (c === "\\") j++;

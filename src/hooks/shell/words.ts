@@ -23,8 +23,13 @@ export interface WordEnv {
 
 /** Brace expansion never yields more than this many alternatives; beyond it the word is unknown. */
 const MAX_ALTERNATIVES = 256;
+/** Nor more than this many characters in all. */
+const MAX_EXPANDED_CHARS = 1 << 20;
 
 type Atom = { c: string; q: boolean } | { g: string } | { any: true };
+
+/** What word splitting (default IFS) or pathname expansion acts on in an unquoted value. */
+const SPLITS_OR_GLOBS = /[ \t\n*?[]/;
 
 /** Parameters that always expand to one or more digits. (`$!` may be empty: unknown.) */
 const NUMERIC_PARAMS = new Set(["?", "#", "$"]);
@@ -48,6 +53,12 @@ function atomsOf(parts: readonly Part[], env: WordEnv): Atom[] {
   const text = (s: string) => {
     for (const ch of s) out.push({ c: ch, q: true });
   };
+  // an unquoted value is split into words and each is globbed: known text that would split, glob
+  // or vanish (`$(cat <<'EOF' … -exec … EOF)`) is as unknown as any other expansion
+  const value = (s: string, quoted: boolean) => {
+    if (quoted || (s !== "" && !SPLITS_OR_GLOBS.test(s))) text(s);
+    else out.push({ any: true });
+  };
   for (const p of parts) {
     switch (p.t) {
       case "lit":
@@ -63,7 +74,7 @@ function atomsOf(parts: readonly Part[], env: WordEnv): Atom[] {
         break;
       case "var":
         if (NUMERIC_PARAMS.has(p.name)) text("0");
-        else if (Object.prototype.hasOwnProperty.call(env.vars, p.name)) text(env.vars[p.name]!);
+        else if (Object.prototype.hasOwnProperty.call(env.vars, p.name)) value(env.vars[p.name]!, p.quoted === true);
         else out.push({ any: true });
         break;
       case "arith":
@@ -72,7 +83,7 @@ function atomsOf(parts: readonly Part[], env: WordEnv): Atom[] {
         break;
       case "sub": {
         const known = knownOutput(p.script, env);
-        if (known !== null) text(known);
+        if (known !== null) value(known, p.quoted === true);
         else out.push({ any: true });
         break;
       }
@@ -82,7 +93,7 @@ function atomsOf(parts: readonly Part[], env: WordEnv): Atom[] {
 }
 
 /** Splits an atom list at unquoted top-level braces into its alternatives (bash order). */
-function braceExpand(atoms: Atom[], budget = { n: MAX_ALTERNATIVES }): Atom[][] | null {
+function braceExpand(atoms: Atom[], budget = { n: MAX_ALTERNATIVES, chars: MAX_EXPANDED_CHARS }): Atom[][] | null {
   const isCh = (a: Atom | undefined, c: string) => a !== undefined && "c" in a && !a.q && a.c === c;
   for (let i = 0; i < atoms.length; i++) {
     if (!isCh(atoms[i], "{")) continue;
@@ -120,6 +131,8 @@ function braceExpand(atoms: Atom[], budget = { n: MAX_ALTERNATIVES }): Atom[][] 
       for (const a of expanded) {
         for (const r of rest) {
           if (--budget.n < 0) return null;
+          budget.chars -= prefix.length + a.length + r.length;
+          if (budget.chars < 0) return null;
           out.push([...prefix, ...a, ...r]);
         }
       }
@@ -262,4 +275,9 @@ export function tokensMatch(tokens: readonly Tok[], s: string, dotglob = false):
     dp = next;
   }
   return dp[n] === 1;
+}
+
+/** A word quoted for a refusal text, cut short when long (a refusal never repeats a huge input). */
+export function shown(s: string): string {
+  return JSON.stringify(s.length > 120 ? `${s.slice(0, 120)}…` : s);
 }
