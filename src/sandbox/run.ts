@@ -7,10 +7,11 @@
  */
 import { spawn } from "node:child_process";
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { constants, tmpdir } from "node:os";
+import { constants, machine, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Kind, MODES, type Plan, SECRET_ENV, sandboxPlan } from "./plan.ts";
 import { scanAround } from "./scan.ts";
+import { seccompProgram } from "./seccomp.ts";
 import { findBwrap, NOT_INSTALLED } from "./status.ts";
 
 export type SandboxErrorCode = "bad_mode" | "bad_root" | "not_installed" | "scan_incomplete" | "protected_link" | "setup_failed";
@@ -125,6 +126,14 @@ function excludeWithLongrun(root: string, out: string): string | null {
   return out;
 }
 
+/** The seccomp filter for this machine (seccomp.ts), written to `out`. */
+function writeSeccomp(out: string): string {
+  const program = seccompProgram(machine());
+  if (program === null) throw new SandboxError("setup_failed", `the sandbox has no seccomp filter for this machine (${machine()}), so the command was not run`);
+  writeFileSync(out, program, { mode: 0o444 });
+  return out;
+}
+
 /** An absent protected path, created the way longrun would have (a private dir, a file SQLite can write), for the mount to cover. */
 function makePlaceholder(path: string, kind: "dir" | "file", hidden: boolean): void {
   try {
@@ -161,6 +170,7 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
     const hiddenFile = join(work, "hidden");
     closeSync(openSync(hiddenFile, "wx", 0o000));
     const gitExclude = req.mode === "lease" ? excludeWithLongrun(root, join(work, "exclude")) : null;
+    const seccomp = writeSeccomp(join(work, "seccomp.bpf"));
     // another root beside this one may come or go between the plan and the mounts: planned again
     for (let attempt = 1; ; attempt++) {
       const scan = scanAround(root, home);
@@ -170,7 +180,7 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
       for (const ph of plan.placeholders) makePlaceholder(ph.path, ph.kind, ph.hidden);
       const moved = () => plan.targets.some((t) => kindOf(t.path) !== t.kind);
       if (moved() && attempt < 3) continue;
-      const ran = await runOnce(bwrap, plan, req.command, env, join(work, `status${attempt}`));
+      const ran = await runOnce(bwrap, plan, req.command, env, join(work, `status${attempt}`), seccomp);
       if (ran !== null) return ran;
       if (!moved() || attempt >= 3) throw new SandboxError("setup_failed", "bubblewrap could not set up the boundary, so the command was not run");
     }
@@ -180,14 +190,16 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
 }
 
 /** One bubblewrap run: the command's exit status, or null when bubblewrap failed before running it. */
-async function runOnce(bwrap: string, plan: Plan, command: string[], env: Record<string, string | undefined>, statusPath: string): Promise<number | null> {
+async function runOnce(bwrap: string, plan: Plan, command: string[], env: Record<string, string | undefined>, statusPath: string, seccomp: string): Promise<number | null> {
   const statusFd = openSync(statusPath, "w"); // outside the scratch directory: read-only to the command
+  const seccompFd = openSync(seccomp, "r");
   const existedBefore = new Set(plan.removeAfter.filter((p) => kindOf(p) !== null));
   let signalled: string | null = null;
   // not even bubblewrap gets the tokens: its init is /proc/1 inside, and /proc/1/environ is readable there
   const passed = Object.fromEntries(Object.entries(env).filter(([k]) => !SECRET_ENV.includes(k)));
-  const child = spawn(bwrap, [...plan.args, "--json-status-fd", "3", "--", ...command], { stdio: ["inherit", "inherit", "inherit", statusFd], env: passed as NodeJS.ProcessEnv });
+  const child = spawn(bwrap, [...plan.args, "--json-status-fd", "3", "--seccomp", "4", "--", ...command], { stdio: ["inherit", "inherit", "inherit", statusFd, seccompFd], env: passed as NodeJS.ProcessEnv });
   closeSync(statusFd);
+  closeSync(seccompFd);
   const forward = (sig: NodeJS.Signals) => {
     signalled = sig;
     const { childPid } = parseStatus(readFileSync(statusPath, "utf8"));

@@ -5,7 +5,8 @@
  *   sandboxStatus(env?) → { available, mechanism: "bubblewrap", path, code, reason }
  *
  * - `available`: true when bubblewrap (`bwrap`) is on PATH and a probe with the boundary's own
- *   namespaces (`bwrap --ro-bind / / --unshare-pid --unshare-net … true`) exits 0;
+ *   namespaces and seccomp filter (`bwrap --ro-bind / / --unshare-pid --unshare-net … --seccomp 3 true`)
+ *   exits 0;
  * - `path`: the bwrap found (null when none);
  * - `code`: `ok`, `not_installed` (no bwrap on PATH) or `cannot_set_up` (bwrap failed: no user
  *   namespaces, a container without the privileges, …);
@@ -15,8 +16,11 @@
  * never one inside `exclude` (the lease's root, where a command could have planted a fake bwrap).
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, closeSync, constants, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { machine, tmpdir } from "node:os";
+import { join } from "node:path";
 import { BASE_ARGS } from "./plan.ts";
+import { seccompProgram } from "./seccomp.ts";
 
 export type SandboxStatusCode = "ok" | "not_installed" | "cannot_set_up";
 
@@ -52,7 +56,21 @@ export function findBwrap(pathVar: string | undefined, exclude: readonly string[
 export function sandboxStatus(env: Record<string, string | undefined> = process.env): SandboxStatus {
   const path = findBwrap(env.PATH);
   if (path === null) return { available: false, mechanism: "bubblewrap", path: null, code: "not_installed", reason: "bubblewrap (bwrap) is not on PATH; install it (apt-get install bubblewrap)" };
-  const probe = spawnSync(path, [...BASE_ARGS, "--", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, encoding: "utf8" });
+  const program = seccompProgram(machine());
+  if (program === null) return { available: false, mechanism: "bubblewrap", path, code: "cannot_set_up", reason: `the sandbox has no seccomp filter for this machine (${machine()})` };
+  const dir = mkdtempSync(join(tmpdir(), "longrun-sandbox-probe-"));
+  let probe;
+  try {
+    writeFileSync(join(dir, "seccomp.bpf"), program);
+    const fd = openSync(join(dir, "seccomp.bpf"), "r");
+    try {
+      probe = spawnSync(path, [...BASE_ARGS, "--seccomp", "3", "--", "true"], { stdio: ["ignore", "ignore", "pipe", fd], timeout: 10_000, encoding: "utf8" });
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (probe.status === 0) return { available: true, mechanism: "bubblewrap", path, code: "ok", reason: null };
   const said = (probe.stderr ?? "").trim().split("\n").at(-1) || (probe.error ? String(probe.error.message) : `exit status ${probe.status ?? probe.signal}`);
   return { available: false, mechanism: "bubblewrap", path, code: "cannot_set_up", reason: `bubblewrap cannot set up the boundary here: ${said}` };

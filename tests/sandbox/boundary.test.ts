@@ -148,6 +148,32 @@ describe("longrun sandbox", { skip }, () => {
     }
   });
 
+  test("no Unix socket outside can be connected to (a tmux server, an ssh agent, Docker listen on one)", async () => {
+    const dir = tempDir("longrun-sbx-sock-");
+    made.push(dir);
+    const path = join(dir, "outside.sock");
+    let connections = 0;
+    const server: Server = createServer((s) => {
+      connections++;
+      s.end("OUTSIDE-REACHED\n");
+    });
+    await new Promise<void>((r) => server.listen(path, r));
+    const connect = `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("${path}"); print(s.recv(100).decode())'`;
+    try {
+      for (const mode of ["read", "lease"]) {
+        const r = await sandbox(mode, a.dir, connect);
+        assert.notEqual(r.code, 0, `${mode}: ${r.stdout}`);
+        assert.notEqual(r.code, 126, r.stderr);
+        assert.doesNotMatch(r.stdout, /OUTSIDE-REACHED/);
+      }
+      const plain = await run(["bash", "-c", connect]);
+      assert.match(plain.stdout, /OUTSIDE-REACHED/, "unconfined, the socket answers");
+      assert.equal(connections, 1, "only the unconfined connection arrived");
+    } finally {
+      server.close();
+    }
+  });
+
   test("lease mode: rm -rf, git clean -ffdx, chmod -R a-w and a disguised rm leave longrun's files intact, and longrun writes afterwards", async () => {
     const c = await makeRoot("wreck");
     const r = await sandbox("lease", c.dir, "rm -rf .longrun memory.db raw_data; git clean -ffdx; printf 'rm -rf .lo%sgrun memory.d%s\\n' n b > c.sh; bash c.sh; chmod -R a-w .; exit 0");
