@@ -137,6 +137,8 @@ export function withLongrunHooks(settings: Record<string, unknown>, self: string
   const permissions = { ...((base.permissions as Record<string, unknown> | undefined) ?? {}) };
   const deny = Array.isArray(permissions.deny) ? (permissions.deny as unknown[]) : [];
   permissions.deny = [...deny, ...denyRules(root).filter((r) => !deny.includes(r))];
+  const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
+  permissions.allow = [...allow, ...allowRules(self).filter((r) => !allow.includes(r))];
   const sandbox = { ...((base.sandbox as Record<string, unknown> | undefined) ?? {}) };
   const fs = { ...((sandbox.filesystem as Record<string, unknown> | undefined) ?? {}) };
   const paths = sandboxPaths(root, compiledExe(self));
@@ -173,6 +175,12 @@ export function withoutLongrun(settings: Record<string, unknown>, root: string, 
       const ours = new Set(denyRules(root));
       p.deny = (p.deny as unknown[]).filter((r) => !(typeof r === "string" && ours.has(r)));
     }
+    if (Array.isArray(p.allow)) {
+      const ours = new Set(allowRules(self));
+      const kept = (p.allow as unknown[]).filter((r) => !(typeof r === "string" && ours.has(r)));
+      if (kept.length) p.allow = kept;
+      else delete p.allow;
+    }
     out.permissions = p;
   }
   if (settings.sandbox && typeof settings.sandbox === "object") {
@@ -189,6 +197,19 @@ export function withoutLongrun(settings: Record<string, unknown>, root: string, 
     out.sandbox = s;
   }
   return out;
+}
+
+/**
+ * The one allow rule install adds: longrun's read-only sandbox, the form a read-only Bash command
+ * is rewritten to by the gate. Claude Code judges the rewritten command, so without it every
+ * read-only command would ask; with it, they run, confined by the kernel to reading. The gate
+ * refuses a command the model writes that starts with longrun itself, so the model cannot use the
+ * rule for a command of its own. Commands under a lease (`--mode lease`) get no rule: Claude Code
+ * asks as it would have for the command itself.
+ */
+export function allowRules(self: string[]): string[] {
+  const exe = compiledExe(self);
+  return exe ? [`Bash(${exe} sandbox --mode read:*)`] : [];
 }
 
 /** The executable to protect: the compiled binary itself (not a runtime running the sources). */
