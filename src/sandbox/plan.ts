@@ -39,6 +39,8 @@ export interface PlanInput {
   gitDirs: readonly string[];
   /** Directories to hide whole: server-store state directories (`~/.local/state/.longrun`, LONGRUN_STATE_DIR). */
   stateDirs: readonly string[];
+  /** Real paths of longrun's own executable (the hooks run it outside the boundary): read-only where the root would make it writable. */
+  exePaths: readonly string[];
   kind: (path: string) => Kind;
 }
 
@@ -85,8 +87,9 @@ function join(dir: string, rel: string): string {
  * bubblewrap's arguments for one command, or why it must not run.
  *
  * @example
- * const plan = sandboxPlan({ mode: "lease", root: "/p", home: "/home/u", cwd: "/p", scratch: "/tmp/s",
- *   otherRoots: [], gitDirs: [], stateDirs: [], kind: (p) => (p === "/p/.longrun" ? "dir" : null) });
+ * const plan = sandboxPlan({ mode: "lease", root: "/p", home: "/home/u", cwd: "/p", scratch: "/tmp/s/tmp",
+ *   hiddenFile: "/tmp/s/hidden", gitExclude: null, otherRoots: [], gitDirs: [], stateDirs: [], exePaths: [],
+ *   kind: (p) => (p === "/p" || p === "/p/.longrun" ? "dir" : null) });
  * if (plan.ok) spawn("bwrap", [...plan.args, "--", "bash", "-c", cmd]);
  */
 export function sandboxPlan(input: PlanInput): Plan | Refusal {
@@ -98,14 +101,24 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
   if (!root.startsWith("/") || kind(root) !== "dir") return refuse("bad_root", `the root ${JSON.stringify(root)} is not an absolute existing directory`);
   if (lease && root.replace(/\/+$/, "") === "") return refuse("bad_root", "the root / would make the whole file system writable");
 
-  const args = [...BASE_ARGS];
-  if (lease) args.push("--bind", root, root);
-  args.push("--bind", input.scratch, input.scratch); // after the root: a TMPDIR inside the root stays a fresh directory
+  const args: string[] = []; // the masks, after the binds below
   const removeAfter: string[] = [];
   const placeholders: Plan["placeholders"] = [];
   const writable = (p: string) => lease && isUnder(p, root);
   const targets: Plan["targets"] = [];
-  const target = (p: string, k: Kind) => (targets.push({ path: p, kind: k }), p);
+  /**
+   * Directories between the root and a protected path, bound onto themselves so that they are
+   * mount points: a mount point cannot be renamed or removed (EBUSY), so `mv .git .git-old && mkdir
+   * .git` cannot move the protected `.git/config` aside and put a new one in its place.
+   */
+  const pins = new Set<string>();
+  const pin = (p: string) => {
+    if (!writable(p)) return;
+    for (let d = p.slice(0, p.lastIndexOf("/")); d.length > root.length && isUnder(d, root); d = d.slice(0, d.lastIndexOf("/"))) {
+      if (kind(d) === "dir") pins.add(d);
+    }
+  };
+  const target = (p: string, k: Kind) => (pin(p), targets.push({ path: p, kind: k }), p);
   const hideDir = (p: string, k: Kind = "dir") => ["--perms", "0000", "--tmpfs", target(p, k), "--remount-ro", p];
   const emptyDir = (p: string) => ["--perms", "0555", "--tmpfs", target(p, "dir"), "--remount-ro", p];
   const nullFile = (p: string, k: Kind = "file") => ["--ro-bind", input.hiddenFile, target(p, k)];
@@ -171,8 +184,14 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
     if (k === "dir") args.push(...hideDir(d));
     else if (k === "link") problem ??= refuse("protected_link", `${d} is a symbolic link, which the sandbox cannot protect; pass its real path`);
   }
+  for (const p of input.exePaths) if (writable(p) && kind(p) === "file") args.push(...readOnly(p, "file")); // the program the hooks run
+  for (const p of removeAfter) pin(p);
   if (problem) return problem;
 
+  const pinned = [...pins].sort((x, y) => x.split("/").length - y.split("/").length).flatMap((d) => ["--bind", d, target(d, "dir")]);
+  // the root first, then the pins (outermost first), then the scratch directory (a TMPDIR inside
+  // the root stays a fresh directory), then the masks inside them
+  args.unshift(...BASE_ARGS, ...(lease ? ["--bind", root, root] : []), ...pinned, "--bind", input.scratch, input.scratch);
   for (const v of ["TMPDIR", "TMP", "TEMP"]) args.push("--setenv", v, input.scratch);
   args.push("--setenv", "LONGRUN_SANDBOX", input.mode);
   for (const v of SECRET_ENV) args.push("--unsetenv", v);

@@ -54,6 +54,37 @@ function realRoot(root: string): string {
   }
 }
 
+/** A file of longrun's in the root that has a second hard link somewhere (a mask hides a name, not the file), or null. */
+function hardLinked(root: string): string | null {
+  const longrun = join(root, ".longrun");
+  let names: string[] = [];
+  try {
+    names = readdirSync(longrun).map((n) => join(longrun, n));
+  } catch {
+    // none yet
+  }
+  for (const p of [...names, ...["", "-wal", "-shm", "-journal"].map((s) => join(root, `memory.db${s}`))]) {
+    try {
+      const st = lstatSync(p);
+      if (st.isFile() && st.nlink > 1) return p;
+    } catch {
+      // absent
+    }
+  }
+  return null;
+}
+
+/** This executable's real path, unless it is a runtime running the sources (then the sources are not protected here). */
+function exePaths(): string[] {
+  const exe = process.execPath;
+  if (/\/(bun|deno|node)(\.exe)?$/.test(exe)) return [];
+  try {
+    return [realpathSync(exe)];
+  } catch {
+    return [];
+  }
+}
+
 /** Server-store state directories (src/store/server_store.ts's defaults and LONGRUN_STATE_DIR), real paths of those that exist. */
 function stateDirs(env: Record<string, string | undefined>, home: string): string[] {
   const out = new Set<string>();
@@ -162,6 +193,8 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
   const bwrap = findBwrap(env.PATH, [root]);
   if (bwrap === null) throw new SandboxError("not_installed", NOT_INSTALLED);
   const home = (env.HOME ?? "").replace(/\/+$/, "");
+  const linked = hardLinked(root);
+  if (linked) throw new SandboxError("protected_link", `${linked} has another name (a hard link) the sandbox cannot hide, so the command was not run; remove the other link`);
   const cwd = req.cwd ?? process.cwd();
   const work = realpathSync(mkdtempSync(join(tmpdir(), "longrun-sandbox-")));
   try {
@@ -175,14 +208,14 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       const scan = scanAround(root, home);
       if (!scan.ok) throw new SandboxError("scan_incomplete", `${scan.message}, so the command was not run; run it with a root that holds fewer files`);
-      const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, hiddenFile, gitExclude, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), kind: kindOf });
+      const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, hiddenFile, gitExclude, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), exePaths: exePaths(), kind: kindOf });
       if (!plan.ok) throw new SandboxError(plan.code, `${plan.message}, so the command was not run`);
       for (const ph of plan.placeholders) makePlaceholder(ph.path, ph.kind, ph.hidden);
       const moved = () => plan.targets.some((t) => kindOf(t.path) !== t.kind);
       if (moved() && attempt < 3) continue;
       const ran = await runOnce(bwrap, plan, req.command, env, join(work, `status${attempt}`), seccomp);
       if (ran !== null) return ran;
-      if (!moved() || attempt >= 3) throw new SandboxError("setup_failed", "bubblewrap could not set up the boundary, so the command was not run");
+      if (!moved() || attempt >= 3) throw new SandboxError("setup_failed", "bubblewrap could not set up the boundary or start the program (its reason is the line above), so the command was not run");
     }
   } finally {
     removeTree(work);

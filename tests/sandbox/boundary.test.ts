@@ -207,6 +207,31 @@ describe("longrun sandbox", { skip }, () => {
     assert.ok(!patch.includes(c.token) && !patch.includes(c.marker));
   });
 
+  test("lease mode: a protected path cannot be moved aside with its directory and replaced (mv .git, mv of a nested root, of longrun's executable)", async () => {
+    const c = await makeRoot("rename");
+    const nested = join(c.dir, "sub", "inner");
+    mkdirSync(join(nested, ".longrun"), { recursive: true });
+    writeFileSync(join(nested, ".longrun", "state.json"), "NESTED_STATE");
+    mkdirSync(join(c.dir, "dist"));
+    const exe = join(c.dir, "dist", "longrun");
+    execFileSync("cp", [BINARY, exe]);
+    const script = [
+      "mv .git .git-old && echo MOVED .git",
+      "mv sub sub-old && echo MOVED sub",
+      "mv sub/inner sub/inner-old && echo MOVED inner",
+      "mv dist dist-old && echo MOVED dist",
+      "( : > dist/longrun ) 2>/dev/null && echo WROTE exe",
+      "mv dist/longrun dist/old 2>/dev/null && echo MOVED exe",
+      "exit 0",
+    ].join("\n");
+    const r = await run([exe, "sandbox", "--mode", "lease", "--root", c.dir, "--", "bash", "-c", script], { cwd: c.dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /MOVED|WROTE/);
+    assert.equal(readFileSync(join(nested, ".longrun", "state.json"), "utf8"), "NESTED_STATE");
+    assert.ok(existsSync(join(c.dir, ".git", "config")));
+    assert.ok(readFileSync(exe).length > 1_000_000);
+  });
+
   test("read mode: a planted git config (core.fsmonitor, core.pager) runs into a read-only file system and creates nothing", async () => {
     const c = await makeRoot("planted");
     execFileSync("git", ["-C", c.dir, "config", "core.fsmonitor", "touch pwned-fsmonitor; false"]);
@@ -312,6 +337,15 @@ describe("longrun sandbox", { skip }, () => {
     assert.ok(!existsSync(join(c.dir, ".git", "commondir")));
     assert.match(r.stderr, /removed/);
     execFileSync("git", ["-C", c.dir, "status"], { stdio: "ignore" }); // git still works
+  });
+
+  test("a second hard link to one of longrun's files (made before) is refused: the mask hides a name, not the file", async () => {
+    const c = await makeRoot("hardlink");
+    execFileSync("ln", [join(c.dir, ".longrun", "http.json"), join(c.dir, "innocent.txt")]);
+    const r = await sandbox("read", c.dir, "cat innocent.txt");
+    assert.equal(r.code, 126);
+    assert.ok(!r.stdout.includes(c.token));
+    assert.match(r.stderr, /hard link/);
   });
 
   test("bad usage is exit 2; a wrong mode or a root that is not an absolute existing directory is exit 126; one line each", async () => {

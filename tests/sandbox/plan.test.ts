@@ -28,7 +28,7 @@ const LAID_OUT: Record<string, Kind> = {
 };
 
 function plan(over: Partial<PlanInput> = {}, entries: Record<string, Kind> = LAID_OUT): ReturnType<typeof sandboxPlan> {
-  return sandboxPlan({ mode: "lease", root: ROOT, home: "/home/u", cwd: ROOT, scratch: "/tmp/s/tmp", hiddenFile: "/tmp/s/hidden", gitExclude: null, otherRoots: [], gitDirs: [], stateDirs: [], kind: disk(entries), ...over });
+  return sandboxPlan({ mode: "lease", root: ROOT, home: "/home/u", cwd: ROOT, scratch: "/tmp/s/tmp", hiddenFile: "/tmp/s/hidden", gitExclude: null, otherRoots: [], gitDirs: [], stateDirs: [], exePaths: [], kind: disk(entries), ...over });
 }
 
 function ok(p: ReturnType<typeof sandboxPlan>): Plan {
@@ -118,6 +118,24 @@ describe("sandboxPlan: lease mode", () => {
       assert.ok(p.placeholders.some((x) => x.path === `${ROOT}/${d}` && x.kind === "dir" && !x.hidden), d);
     }
     assert.ok(!p.placeholders.some((x) => x.path.endsWith("/.profile")), "absent shell startup files are left alone");
+  });
+
+  test("the directories between the root and a protected path are mount points (bound onto themselves), before the masks inside them", () => {
+    const g = `${ROOT}/vendor/lib/.git`;
+    const { args } = ok(plan({ gitDirs: [g] }, { ...LAID_OUT, [`${ROOT}/vendor`]: "dir", [`${ROOT}/vendor/lib`]: "dir", [g]: "dir", [`${g}/config`]: "file" }));
+    for (const d of [`${ROOT}/.git`, `${ROOT}/vendor`, `${ROOT}/vendor/lib`, g]) assert.ok(has(args, "--bind", d, d), d);
+    const at = (p: string) => args.findIndex((a, i) => a === "--bind" && args[i + 1] === p);
+    assert.ok(at(ROOT) < at(`${ROOT}/vendor`) && at(`${ROOT}/vendor`) < at(`${ROOT}/vendor/lib`) && at(`${ROOT}/vendor/lib`) < at(g), "outermost first, after the root");
+    assert.ok(at(g) < args.indexOf(`${g}/config`), "before the mask inside");
+    assert.ok(!has(args, "--bind", ROOT + "/.bashrc", ROOT + "/.bashrc"), "a protected path itself is not bound writable");
+    assert.ok(!has(ok(plan({ mode: "read" })).args, "--bind", `${ROOT}/.git`, `${ROOT}/.git`), "read mode pins nothing");
+  });
+
+  test("longrun's own executable inside the root is read-only, and the directories leading to it are pinned", () => {
+    const exe = `${ROOT}/dist/longrun`;
+    const { args } = ok(plan({ exePaths: [exe, "/usr/bin/longrun"] }, { ...LAID_OUT, [`${ROOT}/dist`]: "dir", [exe]: "file", "/usr/bin/longrun": "file" }));
+    assert.ok(readOnly(args, exe) && has(args, "--bind", `${ROOT}/dist`, `${ROOT}/dist`));
+    assert.ok(!readOnly(args, "/usr/bin/longrun"), "outside the root it is read-only already");
   });
 
   test("an absent .git/commondir is watched and removed afterwards (an empty placeholder would break git)", () => {
