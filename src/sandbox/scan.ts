@@ -2,10 +2,10 @@
  * Finding the other places the boundary must mask, cheaply and with a bound: longrun roots (a
  * directory holding `.longrun/`) among the root's ancestors and siblings, the home directory and
  * below the root (depth at most 4, not into node_modules or .git), and the git directories below
- * the root. Past the bound the scan says so, and the caller refuses to run: an incomplete mask is
+ * the root (nested repositories, and the submodules' and worktrees' inside `.git/`). Past the bound the scan says so, and the caller refuses to run: an incomplete mask is
  * not a boundary.
  */
-import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 export interface ScanLimits {
@@ -21,7 +21,7 @@ export interface ScanResult {
   ok: true;
   /** Longrun roots other than the root itself, real paths. */
   roots: string[];
-  /** Git directories below the root (not `root/.git`). */
+  /** Git directories below the root (not `root/.git`): nested repositories, `.git/modules/…`, `.git/worktrees/…`. */
   gitDirs: string[];
 }
 
@@ -113,6 +113,26 @@ export function scanAround(root: string, home: string, limits: ScanLimits = SCAN
     }
     level = next;
   }
+  // git directories inside the root's own: submodules' (.git/modules/…) and linked worktrees' (.git/worktrees/…)
+  const walk = (dir: string, depth: number): boolean => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    seen += entries.length;
+    if (seen > limits.entries || now() > deadline) return false;
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const p = `${dir}/${e.name}`;
+      const isGitDir = existsSync(`${p}/HEAD`);
+      if (isGitDir) gitDirs.push(p);
+      if (depth < limits.depth + 2 && !walk(isGitDir ? `${p}/modules` : p, depth + 1)) return false;
+    }
+    return true;
+  };
+  for (const sub of ["modules", "worktrees"]) if (!walk(`${root}/.git/${sub}`, 1)) return over(`${root}/.git/${sub}`);
   roots.delete(root);
   return { ok: true, roots: [...roots], gitDirs };
 }
