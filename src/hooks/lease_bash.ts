@@ -182,7 +182,7 @@ function scriptRefusal(script: Script, outer: Checking, depth: number): string |
       const next = cdTarget(words.map((w) => (w.literal ? w.text : null)), cwd, c.env.home);
       if (next === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
       if (next !== null) dirs.add(next);
-      if (dirs.size > LEASE_LIMITS.cds) return `it changes directory more than ${LEASE_LIMITS.cds} times, too many to follow; split it into several calls`;
+      if (dirs.size > LEASE_LIMITS.cds) return `it may end up in more than ${LEASE_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
     }
   }
   return null;
@@ -493,6 +493,16 @@ function runRefusal(texts: readonly string[], i: number, at: number, c: Checking
   }
   if (CODE_RUNNERS.test(name)) {
     const after = texts.slice(i + 1);
+    const m = after.findIndex((x) => x === "-m" || (x.startsWith("-m") && x.length > 2 && !x.startsWith("--")));
+    if (m >= 0 && /^python|^pypy/.test(name)) {
+      // python -m NAME runs ./NAME.py or ./NAME/__main__.py before anything installed
+      const mod = (after[m] === "-m" ? after[m + 1] : after[m]!.slice(2)) ?? "";
+      const local = mod.replaceAll(".", "/");
+      for (const f of [`${local}.py`, `${local}/__main__.py`]) {
+        const why = /^[\w.]+$/.test(mod) ? scriptFileRefusal(f, "code", at, { ...c.view, commands: 1 }, c.protect, shell) : null;
+        if (why) return why;
+      }
+    }
     const k = after.findIndex((x) => !x.startsWith("-") || x === "-m");
     const file = k >= 0 && after[k] !== "-m" && !(k > 0 && /^-(m|c|e|r|W|X)$/.test(after[k - 1]!)) ? after[k] : undefined;
     if (file !== undefined) return scriptFileRefusal(file, "code", at, c.view, c.protect, shell);
@@ -514,7 +524,13 @@ function shellRefusal(cmd: Command, words: Arg[], at: number, index: number, c: 
     if (!body) return "a shell -c without its text";
     return nestedRefusal(body.text, c, depth);
   }
-  const operand = after.find((w) => !w.text.startsWith("-") && !w.text.startsWith("+"));
+  // the script is the first operand; -o, -O and --rcfile take a value first
+  const operand = after.find((w, k) => !w.text.startsWith("-") && !w.text.startsWith("+") && !(k > 0 && /^([-+][oO]|--rcfile|--init-file)$/.test(after[k - 1]!.text)));
+  const rc = after.findIndex((w) => w.text === "--rcfile" || w.text === "--init-file");
+  if (rc >= 0 && after[rc + 1]) {
+    const why = scriptFileRefusal(after[rc + 1]!.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
+    if (why) return why;
+  }
   if (operand) return scriptFileRefusal(operand.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
   if (at === 0 && cmd.stdin === "file") {
     const from = cmd.redirects.find((r) => r.op === "<" && r.fd === null);

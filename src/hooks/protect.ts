@@ -9,7 +9,7 @@
  * README says which protections the operating system enforces (Claude Code's sandbox) and which
  * rest on these checks.
  */
-import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { type Tok, tokensMatch } from "./shell/words.ts";
 
@@ -330,7 +330,52 @@ export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectCont
       // absent: no link
     }
   }
+  if (!literal) {
+    // what the pattern matches on disk now, each match resolved (a symlink in src/ to .longrun/)
+    const matches = expandOnDisk(segs, dotglob);
+    if (matches === null) return { rule: null, path: shown, what: `a pattern over more than ${MAX_GLOB_ENTRIES} directory entries, too many to check` };
+    for (const m of matches) {
+      const hit = pathHit(lit(m), access, ctx, dotglob);
+      if (hit) return { ...hit, path: `${m} -> ${hit.path}` };
+    }
+  }
   return null;
+}
+
+/** Directory entries a pattern's expansion may read before it is refused as too broad to check. */
+export const MAX_GLOB_ENTRIES = 10_000;
+
+/**
+ * The paths an absolute pattern matches on disk, as bash would expand it; null past
+ * MAX_GLOB_ENTRIES. An unknown expansion (which could hold slashes) matches nothing here: such
+ * words are refused before they get this far.
+ */
+function expandOnDisk(segs: readonly Tok[][], dotglob: boolean): string[] | null {
+  let paths = [""];
+  let read = 0;
+  for (const seg of segs) {
+    if (isLit(seg)) {
+      const name = segText(seg);
+      paths = paths.map((p) => `${p}/${name}`);
+      continue;
+    }
+    if (seg.some((t) => t.t === "any")) return [];
+    const next: string[] = [];
+    for (const dir of paths) {
+      let names: string[];
+      try {
+        names = readdirSync(dir === "" ? "/" : dir);
+      } catch {
+        continue;
+      }
+      read += names.length;
+      if (read > MAX_GLOB_ENTRIES) return null;
+      for (const n of names) if (tokensMatch(seg, n, dotglob)) next.push(`${dir}/${n}`);
+    }
+    paths = next;
+    if (paths.length === 0) break;
+  }
+  return paths;
 }
 
 function exeHit(segs: readonly Tok[][], ctx: ProtectContext, dotglob: boolean): boolean {

@@ -59,7 +59,7 @@ export async function readOnlyRefusal(script: Script, ctx: ProtectContext, env: 
       const next = cdTarget(words, cwd, env.home);
       if (next === "unknown") return "it changes to a directory that cannot be told in advance";
       if (next !== null) dirs.add(next);
-      if (dirs.size > READ_ONLY_LIMITS.cds) return `it changes directory more than ${READ_ONLY_LIMITS.cds} times, too many to follow; split it into several calls`;
+      if (dirs.size > READ_ONLY_LIMITS.cds) return `it may end up in more than ${READ_ONLY_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
     }
   }
   return null;

@@ -102,8 +102,10 @@ export function makefileRefusal(words: readonly string[], ctx: ProtectContext): 
   if (!/^(make|gmake)$/.test(basename(words[0] ?? ""))) return null;
   const f = words.findIndex((w) => w === "-f" || w === "--file" || w === "--makefile");
   const files = f >= 0 && words[f + 1] ? [words[f + 1]!] : ["GNUmakefile", "makefile", "Makefile"];
+  const cd = words.findIndex((w) => w === "-C" || w === "--directory");
+  const dir = cd >= 0 && words[cd + 1] ? (words[cd + 1]!.startsWith("/") ? words[cd + 1]! : `${ctx.cwd}/${words[cd + 1]}`) : ctx.cwd;
   for (const name of files) {
-    const got = read(name.startsWith("/") ? name : `${ctx.cwd}/${name}`);
+    const got = read(name.startsWith("/") ? name : `${dir}/${name}`);
     if ("missing" in got) continue;
     if ("why" in got) return `${name}: ${got.why}`;
     const hit = textHit(got.text, "write", ctx);

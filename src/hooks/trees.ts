@@ -237,11 +237,13 @@ export function treeOperationRefusal(words: readonly string[], ctx: ProtectConte
     if (op.defaultCwd === "repo") trees = [repositoryTop(here.cwd) ?? "."];
     else if (trees.length === 0 && op.defaultCwd) trees = ["."];
     const follow = op.follow ? given(o, op.follow) : false;
-    for (const t of trees) {
-      const hit = treeHit(t, op.access, here, follow);
+    for (const word of trees) {
+      // a pattern's trees are under the directory before its first wildcard (an over-approximation)
+      const t = /[*?[]/.test(word) ? word.slice(0, Math.max(0, word.slice(0, word.search(/[*?[]/)).lastIndexOf("/"))) || "." : word;
+      const hit = treeHit(word.startsWith("/") && t === "." ? "/" : t, op.access, here, follow);
       if (hit) {
         const label = op.sub ? `${name} ${op.sub}` : name;
-        return `${label} works on the whole tree ${shown(t)}, which holds ${hit.what} (${hit.path}); name the files or directories to work on, leaving longrun's out`;
+        return `${label} works on the whole tree ${shown(word)}, which holds ${hit.what} (${hit.path}); name the files or directories to work on, leaving longrun's out`;
       }
     }
   }

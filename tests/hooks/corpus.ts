@@ -334,6 +334,10 @@ const SECRET_READS = [
   "grep -R token tree-with-link",
   "grep -r token tree-*",
   "cd src && grep -r token ..",
+  // a pattern is expanded on disk: a symlink it matches is resolved like a named path
+  "cat ./state-lin?",
+  "cat tree-with-link/*/http.json",
+  "head tree-with-link/*",
 ];
 
 /** Tools a read-only turn must refuse: writers, unknown names, MCP tools, lookalikes. */
@@ -614,6 +618,10 @@ const PROTECTED_BASH = [
   "cd evil-npm && npm test",
   "cd evil-npm && npm run build",
   "cd evil-make && make",
+  "make -C evil-make",
+  "bash -o posix evil.sh",
+  "bash --rcfile evil.sh -i",
+  "cp evil.py evil_mod.py && python3 -m evil_mod",
   "IFS=.; cat x${IFS}longrun",
   // whole-tree operations over a tree that holds longrun's files
   "rm -rf .",
