@@ -1,9 +1,26 @@
 /**
  * The boundary as data: `sandboxPlan()` turns a mode, a root and what exists on disk (asked
- * through `kind`, never read here) into bubblewrap's argument list, or a refusal. Every write
- * outside the scratch directory (and, in lease mode, the root) fails; longrun's state and
- * Claude Code's login are hidden; the network, other processes and System V IPC are out of reach.
- * run.ts does the I/O around it.
+ * through `kind`, never read here) into bubblewrap's argument list, or a refusal. run.ts does the
+ * I/O around it.
+ *
+ * Both modes: the whole file system read-only, a fresh /dev, /proc of a new pid namespace, no
+ * network, no System V IPC, no capabilities, a new session; a fresh scratch directory is the only
+ * writable place (and TMPDIR). Hidden (an unreadable empty directory or file in their place):
+ * longrun's `.longrun/`, `memory.db` and its -wal, -shm, -journal, `raw_data/` of the root and of
+ * the roots around it (ancestors, below it; one beside it is hidden whole), server-store state
+ * directories, Claude Code's `~/.claude/.credentials.json`. Lease mode adds the root, writable,
+ * with the gate's write-protected names inside it read-only (`.claude/`, `.git/config`, hooks,
+ * info, commondir, config.worktree, shell startup files, `.gitconfig`, longrun's executable), and
+ * every directory between the root and one of those bound onto itself, so that it cannot be
+ * renamed away.
+ *
+ * What does not exist yet: in lease mode, run.ts creates a placeholder where the command could
+ * otherwise plant one, the way longrun would have (`.longrun/`, `raw_data/`, `memory.db` and its
+ * -wal, -shm, -journal, `.claude/`, `.git/hooks`, `.git/info`); they stay behind, empty, and
+ * SQLite takes the empty -wal, -shm and -journal as its own (it removes them on its next close).
+ * In read mode only a database's -wal, -shm and -journal get one (they appear while it is in use).
+ * `.git/commondir` cannot have one (git refuses an empty one): run.ts removes one the command made.
+ * Absent shell startup files, `.gitconfig` and a missing `.git/` are left for the command to make.
  */
 import { GIT_ENTRIES, HOME_HIDDEN, LONGRUN_RULES, type MaskEntry, ROOT_ENTRIES } from "./layout.ts";
 
