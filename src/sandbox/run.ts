@@ -204,21 +204,41 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
     closeSync(openSync(hiddenFile, "wx", 0o000));
     const gitExclude = req.mode === "lease" ? excludeWithLongrun(root, join(work, "exclude")) : null;
     const seccomp = writeSeccomp(join(work, "seccomp.bpf"));
-    // another root beside this one may come or go between the plan and the mounts: planned again
-    for (let attempt = 1; ; attempt++) {
-      const scan = scanAround(root, home);
-      if (!scan.ok) throw new SandboxError("scan_incomplete", `${scan.message}, so the command was not run; run it with a root that holds fewer files`);
-      const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, hiddenFile, gitExclude, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), exePaths: exePaths(), kind: kindOf });
-      if (!plan.ok) throw new SandboxError(plan.code, `${plan.message}, so the command was not run`);
-      for (const ph of plan.placeholders) makePlaceholder(ph.path, ph.kind, ph.hidden);
-      const moved = () => plan.targets.some((t) => kindOf(t.path) !== t.kind);
-      if (moved() && attempt < 3) continue;
-      const ran = await runOnce(bwrap, plan, req.command, env, join(work, `status${attempt}`), seccomp);
-      if (ran !== null) return ran;
-      if (!moved() || attempt >= 3) throw new SandboxError("setup_failed", "bubblewrap could not set up the boundary or start the program (its reason is the line above), so the command was not run");
+    const rootMode = statSync(root).mode;
+    try {
+      // another root beside this one may come or go between the plan and the mounts: planned again
+      for (let attempt = 1; ; attempt++) {
+        const scan = scanAround(root, home);
+        if (!scan.ok) throw new SandboxError("scan_incomplete", `${scan.message}, so the command was not run; run it with a root that holds fewer files`);
+        const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, hiddenFile, gitExclude, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), exePaths: exePaths(), kind: kindOf });
+        if (!plan.ok) throw new SandboxError(plan.code, `${plan.message}, so the command was not run`);
+        for (const ph of plan.placeholders) makePlaceholder(ph.path, ph.kind, ph.hidden);
+        const moved = () => plan.targets.some((t) => kindOf(t.path) !== t.kind);
+        if (moved() && attempt < 3) continue;
+        const ran = await runOnce(bwrap, plan, req.command, env, join(work, `status${attempt}`), seccomp);
+        if (ran !== null) return ran;
+        if (!moved() || attempt >= 3) throw new SandboxError("setup_failed", "bubblewrap could not set up the boundary or start the program (its reason is the line above), so the command was not run");
+      }
+    } finally {
+      keepRootWritable(root, rootMode);
     }
   } finally {
     removeTree(work);
+  }
+}
+
+/**
+ * The root directory itself is longrun's too (SQLite creates memory.db-wal there): a command that
+ * took its owner's write or search permission away (`chmod -R a-w .`) gets it put back.
+ */
+function keepRootWritable(root: string, before: number): void {
+  try {
+    const now = statSync(root).mode;
+    if ((now & 0o300) === (before & 0o300)) return;
+    chmodSync(root, (now | (before & 0o300)) & 0o7777);
+    process.stderr.write(`longrun sandbox: gave ${root} back its owner's write permission, which the command took (longrun writes there)\n`);
+  } catch {
+    // gone or not ours: nothing to put back
   }
 }
 
