@@ -119,7 +119,9 @@ describe("longrun sandbox", { skip }, () => {
       for (const s of secrets) assert.ok(!(r.stdout + r.stderr).includes(s), `${mode}: ${s} leaked`);
     }
     // the same commands unconfined do read them: the attacks are real
-    const plain = await run(["bash", "-c", script], { cwd: a.dir, env });
+    const plainTmp = tempDir("longrun-sbx-plain-");
+    made.push(plainTmp);
+    const plain = await run(["bash", "-c", script], { cwd: a.dir, env: { ...env, TMPDIR: plainTmp } });
     for (const s of [a.token, a.marker, b.token, "CLAUDE_LOGIN_SECRET"]) assert.ok(plain.stdout.includes(s), `unconfined: ${s}`);
   });
 
