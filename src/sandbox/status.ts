@@ -16,7 +16,7 @@
  * never one inside `exclude` (the lease's root, where a command could have planted a fake bwrap).
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, closeSync, constants, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, mkdtempSync, openSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { machine, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BASE_ARGS } from "./plan.ts";
@@ -39,7 +39,13 @@ export const NOT_INSTALLED = "bubblewrap (bwrap) is not installed, so the comman
 export function findBwrap(pathVar: string | undefined, exclude: readonly string[] = []): string | null {
   for (const dir of (pathVar ?? "").split(":")) {
     if (!dir.startsWith("/")) continue;
-    if (exclude.some((x) => dir === x || dir.startsWith(x.endsWith("/") ? x : `${x}/`))) continue;
+    let real = dir;
+    try {
+      real = realpathSync(dir); // a link into the root is the root
+    } catch {
+      continue;
+    }
+    if (exclude.some((x) => [dir, real].some((d) => d === x || d.startsWith(x.endsWith("/") ? x : `${x}/`)))) continue;
     const p = `${dir.replace(/\/+$/, "")}/bwrap`;
     try {
       if (!statSync(p).isFile()) continue;

@@ -1,7 +1,10 @@
 /** sandboxStatus(): what `longrun doctor` and `hook install` ask before relying on the boundary. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { findBwrap, sandboxStatus } from "../../src/sandbox/status.ts";
+import { removeDir, tempDir } from "../helpers.ts";
 
 const skip = findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false;
 
@@ -24,5 +27,12 @@ describe("sandboxStatus", () => {
     const dir = first.slice(0, first.lastIndexOf("/"));
     assert.equal(findBwrap(`.:${dir}`), first);
     assert.equal(findBwrap(dir, [dir]), null);
+    const links = tempDir("longrun-bwrap-link-");
+    try {
+      symlinkSync(dir, join(links, "bin"));
+      assert.equal(findBwrap(join(links, "bin"), [dir]), null, "a link into an excluded directory is excluded");
+    } finally {
+      removeDir(links);
+    }
   });
 });
