@@ -401,10 +401,14 @@ export function isLongrunProgram(name: string, ctx: ProtectContext): boolean {
  * `raw_dat?`, `.*`).
  */
 export function globNamesHit(tokens: readonly Tok[], access: Access): ProtectedRule | null {
-  const segs = segmentsOf(tokens).segs.map(foldTokens);
+  const { absolute, segs: raw } = segmentsOf(tokens);
+  const segs = raw.map(foldTokens);
   for (const rule of PROTECTED) {
-    if ((access === "read" && !rule.read) || rule.where === "absolute") continue;
-    for (let i = 0; i + rule.segments.length <= segs.length; i++) {
+    if (access === "read" && !rule.read) continue;
+    // an absolute pattern (`/proc/*/cwd/*`) meets the absolute rules at its start
+    if (rule.where === "absolute" && !absolute) continue;
+    const last = rule.where === "absolute" ? 0 : segs.length - rule.segments.length;
+    for (let i = 0; i <= last && i + rule.segments.length <= segs.length; i++) {
       const window = segs.slice(i, i + rule.segments.length);
       if (!window.some((seg) => seg.some((t) => t.t === "c"))) continue; // only wildcards: too broad to mean it
       if (rule.segments.every((names, k) => canMatch(window[k]!, names, true))) return rule;

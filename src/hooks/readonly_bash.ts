@@ -17,7 +17,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Access, pathHit, type ProtectContext, resolveExisting } from "./protect.ts";
-import { treeHit } from "./trees.ts";
+import { repositoryTop, treeHit } from "./trees.ts";
 import { type Command, literalOf, type Script } from "./shell/parse.ts";
 import { cdTarget } from "./shell/cd.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
@@ -143,6 +143,10 @@ async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: 
   if (program === "git" && rule === READ_ONLY_PROGRAMS.git!.sub!.diff) {
     const outside = gitDiffRefusal(rest, ctx);
     if (outside) return `git diff: ${outside}`;
+  }
+  if (program === "git") {
+    const blob = gitBlobRefusal(rest, ctx);
+    if (blob) return `git: ${blob}`;
   }
   if (o.skipEnvironmentChecks) return null;
   if (!BUILTINS.has(program)) {
@@ -356,6 +360,25 @@ function gitDiffRefusal(args: Arg[], ctx: ProtectContext): string | null {
     if (abs !== top && !abs.startsWith(top === "/" ? "/" : top + "/")) {
       return `${shown(a.raw)} is outside the repository ${top}, and git diff would compare the paths directly (--no-index), reading every file under them`;
     }
+  }
+  return null;
+}
+
+/**
+ * `REV:PATH` (`HEAD:memory.db`, `:0:.longrun/http.json`) names a file in git's history: PATH is
+ * relative to the repository's top (or to the working directory when it starts with ./ or ../),
+ * and a protected file committed once is as secret as the one on disk.
+ */
+function gitBlobRefusal(args: Arg[], ctx: ProtectContext): string | null {
+  for (const a of args) {
+    const text = textOf(a.tokens);
+    const colon = text.indexOf(":");
+    if (text.startsWith("-") || colon < 0) continue;
+    const path = text.slice(colon + 1).replace(/^[0-3]:/, "");
+    if (path === "") continue;
+    const top = /^\.\.?\//.test(path) ? ctx.cwd : (repositoryTop(ctx.cwd) ?? ctx.cwd);
+    const hit = pathHit(pats(`${top}/${path.replace(/^\//, "")}`), "read", ctx);
+    if (hit) return `${shown(a.raw)} names ${hit.what} as git keeps it`;
   }
   return null;
 }

@@ -334,6 +334,11 @@ const SECRET_READS = [
   "grep -R token tree-with-link",
   "grep -r token tree-*",
   "cd src && grep -r token ..",
+  // a file in git's history is as secret as the one on disk
+  "git show HEAD:memory.db",
+  "git show :0:.longrun/http.json",
+  "git log -p HEAD:./raw_data/x.txt",
+  "git diff HEAD:.longrun/http.json HEAD~1:.longrun/http.json",
   // a pattern is expanded on disk: a symlink it matches is resolved like a named path
   "cat ./state-lin?",
   "cat tree-with-link/*/http.json",

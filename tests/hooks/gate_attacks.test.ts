@@ -98,10 +98,23 @@ describe("attacks on the gate, decided in process", () => {
       "grep -r token hardlinked", "grep -r token s*", "git diff --text . /tmp", "git diff -- a.txt /etc", "diff -a . /tmp", "diff a.txt src",
     ];
     for (const [cmd, kind] of await kinds(refused)) assert.notEqual(kind, "pass", cmd);
+    // a pattern is expanded on disk, and a symlink it matches is resolved
+    for (const [cmd, kind] of await kinds(["cat linked/*/http.json", "head ./linked/*", "cat hardlinked/*"])) assert.notEqual(kind, "pass", cmd);
     const denied = await decide(bash("grep -r token ."));
     assert.equal(denied.kind, "deny"); // under any lease too, naming the path
     assert.match(denied.kind === "deny" ? denied.reason : "", /\.longrun/);
     for (const [cmd, kind] of await kinds(["grep -rn export src", "grep -r token linked", "diff a.txt src/a.ts", "ls -R src"])) assert.equal(kind, "pass", cmd);
+  });
+
+  test("a protected file named in git's history (REV:PATH) is refused in a read-only turn", async () => {
+    for (const [cmd, kind] of await kinds(["git show HEAD:memory.db", "git show :0:.longrun/http.json", "git log -p HEAD:./raw_data/x.txt"])) assert.notEqual(kind, "pass", cmd);
+  });
+
+  test("Glob and Grep patterns that start at /proc meet the process rules", async () => {
+    for (const input of [tool("Glob", { pattern: "/proc/*/cwd/*" }), tool("Glob", { pattern: "/proc/*/task/*/root/**" }), tool("Grep", { pattern: "x", glob: "/proc/*/cwd/*" })]) {
+      assert.equal((await decide(input)).kind, "deny", JSON.stringify(input));
+    }
+    assert.equal((await decide(tool("Glob", { pattern: "src/**/*.ts" }))).kind, "pass");
   });
 
   test("bash's network redirections are refused in every mode, however spelled", async () => {
@@ -187,6 +200,6 @@ describe("attacks on the gate, decided in process", () => {
   });
 
   test("ordinary read commands still pass in a read-only turn", async () => {
-    for (const [cmd, kind] of await kinds(["ls", "cat a.txt", "grep -rn hello src", "grep -n hello a.txt", "ls -R src", "find src -name '*.ts'", "cd src && ls"])) assert.equal(kind, "pass", cmd);
+    for (const [cmd, kind] of await kinds(["ls", "cat a.txt", "cat src/*", "grep -rn hello src", "grep -n hello a.txt", "ls -R src", "find src -name '*.ts'", "cd src && ls"])) assert.equal(kind, "pass", cmd);
   });
 });
