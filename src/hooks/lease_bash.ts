@@ -19,7 +19,7 @@ import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectCo
 import { cdTarget } from "./shell/cd.ts";
 import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
-import { makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
+import { fileListHit, makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
 import { gitAddRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
 
 /** Interpreters, by name pattern, with the options that hand them code inline. */
@@ -198,7 +198,14 @@ function scriptView(commands: readonly Command[]): ScriptView {
       named.get(name)!.add(k);
     }
   }
-  return { commands: commands.length, named };
+  // git init or clone, or a repository named by the environment: what git add stages is unknown
+  const makesRepository = commands.some((cmd) => {
+    const texts = cmd.words.map((w) => literalOf(w) ?? "");
+    const git = texts.findIndex((t) => basename(t) === "git");
+    const gitEnv = [...cmd.assigns, ...cmd.words].some((w) => /^(export\s+)?GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY)=/.test(literalOf(w) ?? w.raw));
+    return gitEnv || (git >= 0 && texts.slice(git + 1).some((t) => t === "init" || t === "clone" || t === "--git-dir" || t.startsWith("--git-dir=") || t === "--work-tree" || t.startsWith("--work-tree=")));
+  });
+  return { commands: commands.length, named, makesRepository };
 }
 
 interface Arg {
@@ -294,7 +301,11 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       if (why) return why;
     }
     if (w.literal && TREE_PROGRAMS.has(name)) {
-      const why = treeOperationRefusal(texts.slice(i), c.protect) ?? (name === "git" ? gitAddRefusal(texts.slice(i), c.protect) : null);
+      const why = treeOperationRefusal(texts.slice(i), c.protect) ?? (name === "git" ? gitAddRefusal(texts.slice(i), c.protect, c.view.makesRepository) : null);
+      if (why) return why;
+    }
+    if (w.literal && (name === "tar" || name === "rsync" || name === "zip" || name === "cpio")) {
+      const why = fileListRefusal(name, texts.slice(i + 1), c);
       if (why) return why;
     }
     if (w.literal && name === "tar") {
@@ -321,8 +332,52 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
   if (SCHEDULERS.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
   const findAt = words.findIndex((w) => w.literal && basename(w.text) === "find");
   if (findAt >= 0) {
-    const why = findRefusal(words.slice(findAt + 1), dotglob);
+    const why = findRefusal(words.slice(findAt + 1), dotglob) ?? findTreeRefusal(texts.slice(findAt + 1), c);
     if (why) return why;
+  }
+  return null;
+}
+
+/**
+ * `find . -name . -exec rm -rf {} +`: a name test may let a directory through, so a whole-tree
+ * command run by -exec is checked over every starting point of the search.
+ */
+function findTreeRefusal(after: readonly string[], c: Checking): string | null {
+  const first = after.findIndex((t) => t.startsWith("-") || t === "!" || t === "(");
+  const starts = first < 0 ? after : after.slice(0, first);
+  const roots = starts.length ? starts : ["."];
+  for (let k = 0; k < after.length; k++) {
+    if (!FIND_ACTIONS.has(after[k]!) || !after[k]!.match(/^-(exec|execdir|ok|okdir)$/)) continue;
+    const end = after.findIndex((t, j) => j > k && (t === ";" || t === "+"));
+    const command = after.slice(k + 1, end < 0 ? after.length : end);
+    if (!command.includes("{}")) continue;
+    for (const r of roots) {
+      const why = treeOperationRefusal(command.map((t) => t.replaceAll("{}", r)), c.protect);
+      if (why) return `find ${after[k]} would run it on what it finds: ${why}`;
+    }
+  }
+  return null;
+}
+
+/** Programs that take the list of files to read from a file or stdin, which the gate cannot see. */
+function fileListRefusal(name: string, after: readonly string[], c: Checking): string | null {
+  const listed = (value: string | undefined, option: string): string | null => {
+    if (value === undefined || value === "-" || value.startsWith("/dev/") || value.startsWith("/proc/")) return `${name} ${option} reads the names of the files to take from input longrun cannot see; name the files`;
+    return fileListHit(value, c.protect) ? `${name} ${option} ${shown(value)}: ${fileListHit(value, c.protect)}` : null;
+  };
+  if (name === "cpio" && after.some((t) => /^-[a-zA-Z]*[op]/.test(t) || t === "--create" || t === "--pass-through")) return "cpio copies the files named on its input, which longrun cannot see; use tar with the files named";
+  if (name === "zip" && after.some((t) => t === "-@" || t === "--names-stdin")) return "zip -@ reads the names of the files to take from input longrun cannot see; name the files";
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
+    if ((name === "tar" && (t === "-T" || t === "--files-from")) || (name === "rsync" && t === "--files-from")) {
+      const why = listed(after[k + 1], t);
+      if (why) return why;
+    }
+    const eq = /^--files-from=(.*)$/.exec(t) ?? (name === "tar" ? /^-T(.+)$/.exec(t) : null);
+    if (eq && (name === "tar" || name === "rsync")) {
+      const why = listed(eq[1], "--files-from");
+      if (why) return why;
+    }
   }
   return null;
 }

@@ -12,6 +12,7 @@ import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { type ProtectContext, resolveExisting, textHit } from "./protect.ts";
 import { shown } from "./shell/words.ts";
+import { treeHit } from "./trees.ts";
 
 /** Script files larger than this are not read; running one is refused. */
 export const MAX_SCRIPT_BYTES = 1024 * 1024;
@@ -24,6 +25,8 @@ export interface ScriptView {
   commands: number;
   /** The last path segment of every word and redirection target, with the commands naming it (by index). */
   named: ReadonlyMap<string, ReadonlySet<number>>;
+  /** The script makes a repository or points git at another one (git init, GIT_DIR=…). */
+  makesRepository?: boolean;
 }
 
 const SHELL_NAMES = /^(sh|bash|dash|zsh|ksh|mksh|ash)$/;
@@ -50,6 +53,8 @@ function read(path: string): { text: string } | { missing: true } | { why: strin
  */
 export function scriptFileRefusal(file: string, how: "shell" | "program" | "code", at: number, view: ScriptView, ctx: ProtectContext, shell: ShellCheck): string | null {
   const abs = resolveExisting(file.startsWith("/") ? file : `${ctx.cwd}/${file}`);
+  // /dev/stdin, /dev/fd/N, /proc/self/fd/N: whatever the command feeds it, not a file on disk
+  if (/^\/(dev|proc)\//.test(abs) || /^\/(dev|proc)\//.test(file)) return `it runs ${shown(file)}, which is whatever the command feeds it, not a file longrun can read first`;
   const others = [...(view.named.get(basename(file)) ?? []), ...(view.named.get(basename(abs)) ?? [])].filter((k) => k !== at);
   if (others.length) return `it runs ${shown(file)}, which another part of the same command writes or names, so longrun cannot read what will run; write the file in one call and run it in the next`;
   const got = read(abs);
@@ -111,6 +116,23 @@ export function makefileRefusal(words: readonly string[], ctx: ProtectContext): 
     const hit = textHit(got.text, "write", ctx);
     if (hit) return `${name}, which make runs, names ${hit}`;
     break;
+  }
+  return null;
+}
+
+/**
+ * A file that lists the files a program takes (`tar -T list`): each line is a path, and a
+ * directory among them is taken whole. Why the list reaches protected files, or null.
+ */
+export function fileListHit(file: string, ctx: ProtectContext): string | null {
+  const got = read(file.startsWith("/") ? file : `${ctx.cwd}/${file}`);
+  if ("missing" in got) return null;
+  if ("why" in got) return got.why;
+  const lines = got.text.split(/[\n\0]/).map((l) => l.trim()).filter(Boolean);
+  if (lines.length > 10_000) return "it lists more than 10000 paths, too many to check";
+  for (const line of lines) {
+    const hit = treeHit(line, "read", ctx);
+    if (hit) return `it lists ${shown(line)}, which reaches ${hit.what} (${hit.path})`;
   }
   return null;
 }

@@ -284,11 +284,12 @@ export function repositoryTop(dir: string): string | null {
  * arguments, configuration that runs programs switched off): a protected path among them, one
  * not ignored by .gitignore (or forced with -f), would be committed with the project.
  */
-export function gitAddRefusal(words: readonly string[], ctx: ProtectContext): string | null {
+export function gitAddRefusal(words: readonly string[], ctx: ProtectContext, repositoryMayChange = false): string | null {
   if ((words[0] ?? "").split("/").at(-1) !== "git") return null;
   const rest = words.slice(1);
   const at = subcommandAt(rest);
   if (at < 0 || rest[at] !== "add") return null;
+  if (repositoryMayChange) return "git add runs in the same command that makes a repository or points git at another one (git init, --git-dir, GIT_DIR=…), so what it stages cannot be checked; make the repository in one call and add in the next";
   const cwd = gitDirectory(rest.slice(0, at), ctx.cwd);
   const top = repositoryTop(cwd);
   if (top === null) return null; // not a repository: git add fails and stages nothing

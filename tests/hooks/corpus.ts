@@ -665,6 +665,21 @@ const PROTECTED_BASH = [
   "rg -uuu token .",
   "diff -r . /tmp",
   "git diff --no-index . /tmp",
+  "find . -name . -exec rm -rf {} +",
+  "find . -maxdepth 0 -exec chmod -R 777 {} \\;",
+  // lists of files the gate cannot see, or a list that names the root
+  "find . | cpio -o > /tmp/x.cpio",
+  "ls -a | zip -@ /tmp/x.zip",
+  "find . -print0 | tar --null -T - -czf /tmp/x.tgz",
+  "tar -czf /tmp/x.tgz -T list-of-dot.txt",
+  "rsync -a --files-from=list-of-dot.txt . /tmp/x",
+  // a script fed through a device, not a file the gate can read first
+  "bash /dev/stdin < evil.sh",
+  "source /dev/stdin < evil.sh",
+  // a repository made, or another one named, in the same command
+  "git init && git add -A",
+  "GIT_DIR=/tmp/r git add -A",
+  "git --git-dir=/tmp/r --work-tree=. add -A",
 ];
 
 /** Tools reaching protected files, Claude Code's settings or longrun's executable, under any lease. */

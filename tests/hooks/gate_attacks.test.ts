@@ -149,6 +149,17 @@ describe("attacks on the gate, decided in process", () => {
     for (const [cmd, kind] of await kinds(["bash fine.sh", "sh fine.sh", "python3 script.py", "npm test", "make"])) assert.equal(kind, "lease", cmd);
   });
 
+  test("under a lease, find -exec of a whole-tree command, file lists and scripts fed through a device are refused", async () => {
+    writeFileSync(join(root, "dot.txt"), ".\n");
+    writeFileSync(join(root, "files.txt"), "src/a.ts\n");
+    const refused = [
+      "find . -name . -exec rm -rf {} +", "find . | cpio -o > /tmp/x.cpio", "ls | zip -@ /tmp/x.zip", "tar -czf /tmp/x.tgz -T -", "tar -czf /tmp/x.tgz -T dot.txt",
+      "bash /dev/stdin < evil.sh", "git init && git add -A", "GIT_DIR=/tmp/r git add -A",
+    ];
+    for (const [cmd, kind] of await kinds(refused)) assert.equal(kind, "deny", cmd);
+    for (const [cmd, kind] of await kinds(["tar -czf /tmp/x.tgz -T files.txt", "find src -name '*.o' -exec rm -f {} +"])) assert.equal(kind, "lease", cmd);
+  });
+
   test("every whole-tree operation in the table is refused over a root, and allowed over a tree without longrun's files", async () => {
     for (const op of TREE_OPERATIONS) {
       const cmd = op.example.replaceAll("ROOT", root);

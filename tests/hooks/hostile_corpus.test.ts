@@ -96,6 +96,7 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
     // scripts an earlier lease left behind, built so that no single call named longrun's files
     writeFileSync(join(root, "evil.sh"), "rm -rf .lo" + "ngrun\n");
     chmodSync(join(root, "evil.sh"), 0o755);
+    writeFileSync(join(root, "list-of-dot.txt"), ".\n");
     writeFileSync(join(root, "ok.sh"), "echo fine\n");
     chmodSync(join(root, "ok.sh"), 0o755);
     writeFileSync(join(root, "evil.py"), "import shutil\nshutil.rmtree('.lo" + "ngrun')\n");
