@@ -15,7 +15,7 @@
  * stops a program that computes a path at run time.
  */
 import { basename } from "node:path";
-import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectContext, textHit } from "./protect.ts";
+import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, PROTECTED, type ProtectContext, textHit, withBudget } from "./protect.ts";
 import { cdTarget } from "./shell/cd.ts";
 import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
@@ -130,12 +130,14 @@ export interface LeaseBashContext {
 }
 
 /** Bounds on the work one decision may take: beyond them the command is refused as too long to check. */
-export const LEASE_LIMITS = { commands: 400, cds: 16, words: 8000 } as const;
+export const LEASE_LIMITS = { commands: 400, cds: 16, words: 8000, bytes: 1024 * 1024 } as const;
 
 /** What one decision has spent so far, across nested shell text and scripts. */
 interface Budget {
   commands: number;
   words: number;
+  /** Characters of nested shell text (sh -c, scripts, package.json scripts) parsed so far. */
+  bytes: number;
 }
 
 interface Checking extends LeaseBashContext {
@@ -152,7 +154,7 @@ export function leaseRefusal(command: string, c: LeaseBashContext): string | nul
     if (e instanceof ShellParseError) return `longrun cannot read this command with certainty (${e.message})`;
     throw e;
   }
-  return scriptRefusal(script, { ...c, budget: { commands: 0, words: 0 }, view: { commands: 0, named: new Map() } }, 0);
+  return scriptRefusal(script, { ...c, protect: withBudget(c.protect), budget: { commands: 0, words: 0, bytes: 0 }, view: { commands: 0, named: new Map() } }, 0);
 }
 
 function scriptRefusal(script: Script, outer: Checking, depth: number): string | null {
@@ -363,7 +365,8 @@ function findTreeRefusal(after: readonly string[], c: Checking): string | null {
 function fileListRefusal(name: string, after: readonly string[], c: Checking): string | null {
   const listed = (value: string | undefined, option: string): string | null => {
     if (value === undefined || value === "-" || value.startsWith("/dev/") || value.startsWith("/proc/")) return `${name} ${option} reads the names of the files to take from input longrun cannot see; name the files`;
-    return fileListHit(value, c.protect) ? `${name} ${option} ${shown(value)}: ${fileListHit(value, c.protect)}` : null;
+    const hit = fileListHit(value, c.protect);
+    return hit ? `${name} ${option} ${shown(value)}: ${hit}` : null;
   };
   if (name === "cpio" && after.some((t) => /^-[a-zA-Z]*[op]/.test(t) || t === "--create" || t === "--pass-through")) return "cpio copies the files named on its input, which longrun cannot see; use tar with the files named";
   if (name === "zip" && after.some((t) => t === "-@" || t === "--names-stdin")) return "zip -@ reads the names of the files to take from input longrun cannot see; name the files";
@@ -515,6 +518,8 @@ function matchesExeName(tokens: readonly Tok[], ctx: ProtectContext, dotglob: bo
 }
 
 function nestedRefusal(text: string, c: Checking, depth: number): string | null {
+  c.budget.bytes += text.length;
+  if (c.budget.bytes > LEASE_LIMITS.bytes) return `it runs more than ${LEASE_LIMITS.bytes} characters of shell text (scripts and -c texts included), too much to check; split it into several calls`;
   let script: Script;
   try {
     script = parseShell(text);

@@ -51,6 +51,37 @@ export const PROTECTED: readonly ProtectedRule[] = [
   { id: "network_redirection", segments: [["dev"], ["tcp", "udp"]], where: "absolute", read: true, what: "bash's network redirections (/dev/tcp/…, /dev/udp/…), which open a socket" },
 ];
 
+/**
+ * What one decision may spend on the disk (symlink lookups, directory entries read, stats) before
+ * every further check answers "too much to check": the bound that keeps a command of many long
+ * paths, patterns or trees decided in well under a second.
+ */
+export const MAX_DISK_OPS = 50_000;
+
+export interface DiskBudget {
+  left: number;
+}
+
+let diskOps = 0;
+
+/** Counts disk operations (all checks in this process); budgets are charged the difference. */
+export function countDisk(n = 1): void {
+  diskOps += n;
+}
+
+export function diskOpsSoFar(): number {
+  return diskOps;
+}
+
+/** A fresh budget for one decision. */
+export function withBudget(ctx: ProtectContext): ProtectContext {
+  return { ...ctx, budget: { left: MAX_DISK_OPS } };
+}
+
+export function overBudget(path: string): PathHit {
+  return { rule: null, path: path.length > 120 ? `${path.slice(0, 120)}…` : path, what: `more than one decision may look through (${MAX_DISK_OPS} disk lookups); split the command into several calls` };
+}
+
 /** Paths longer than this (PATH_MAX) are refused unresolved: the kernel refuses them too, and checking them costs. */
 export const MAX_PATH_CHARS = 4096;
 
@@ -59,6 +90,8 @@ export interface ProtectContext {
   root: string;
   home: string;
   cwd: string;
+  /** The disk work this decision may still do; without one, nothing is counted (a file tool's single path). */
+  budget?: DiskBudget;
   /** Lowercase names the longrun executable answers to (`longrun`, and a renamed binary's name). */
   exeNames: readonly string[];
   /** Real paths of the longrun executable. */
@@ -228,6 +261,7 @@ function resolveUncached(path: string): string {
 
 /** A symlink's target, null when the path is no symlink, undefined when it does not exist. */
 function linkAt(path: string): string | null | undefined {
+  diskOps++;
   try {
     return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
   } catch {
@@ -311,6 +345,19 @@ export function protectedInodes(ctx: ProtectContext): Set<string> {
  * location for `access`, relative to `ctx.cwd`. Literal paths are resolved on disk first.
  */
 export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectContext, dotglob = false): PathHit | null {
+  const b = ctx.budget;
+  if (b && b.left <= 0) return overBudget(textOfTokens(tokens));
+  const start = diskOps;
+  const hit = unbudgetedPathHit(tokens, access, ctx, dotglob);
+  if (!b) return hit;
+  b.left -= diskOps - start;
+  return hit ?? (b.left < 0 ? overBudget(textOfTokens(tokens)) : null);
+}
+
+const textOfTokens = (tokens: readonly Tok[]) => tokens.map((t) => (t.t === "c" ? t.c : "*")).join("");
+
+function unbudgetedPathHit(tokens: readonly Tok[], access: Access, ctx: ProtectContext, dotglob: boolean): PathHit | null {
+  const budgetStart = diskOps;
   if (tokens.length > MAX_PATH_CHARS) {
     return { rule: null, path: `${tokens.slice(0, 60).map((t) => (t.t === "c" ? t.c : "*")).join("")}…`, what: `a path longer than ${MAX_PATH_CHARS} characters (PATH_MAX), which is not checked` };
   }
@@ -321,6 +368,7 @@ export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectCont
   if (rule) return { rule, path: shown, what: rule.what };
   if (access === "write" && exeHit(segs, ctx, dotglob)) return { rule: null, path: shown, what: "longrun's own executable" };
   if (literal) {
+    diskOps++;
     try {
       const st = statSync(shown);
       if (st.isFile() && st.nlink > 1 && protectedInodes(ctx).has(`${st.dev}:${st.ino}`)) {
@@ -335,7 +383,9 @@ export function pathHit(tokens: readonly Tok[], access: Access, ctx: ProtectCont
     const matches = expandOnDisk(segs, dotglob);
     if (matches === null) return { rule: null, path: shown, what: `a pattern over more than ${MAX_GLOB_ENTRIES} directory entries, too many to check` };
     for (const m of matches) {
-      const hit = pathHit(lit(m), access, ctx, dotglob);
+      diskOps += 4; // a match is resolved and compared like a named path: count its cost too
+      if (ctx.budget && ctx.budget.left - (diskOps - budgetStart) < 0) return overBudget(shown);
+      const hit = unbudgetedPathHit(lit(m), access, ctx, dotglob);
       if (hit) return { ...hit, path: `${m} -> ${hit.path}` };
     }
   }
@@ -369,6 +419,7 @@ function expandOnDisk(segs: readonly Tok[][], dotglob: boolean): string[] | null
         continue;
       }
       read += names.length;
+      diskOps += names.length;
       if (read > MAX_GLOB_ENTRIES) return null;
       for (const n of names) if (tokensMatch(seg, n, dotglob)) next.push(`${dir}/${n}`);
     }

@@ -16,7 +16,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Access, pathHit, type ProtectContext, resolveExisting } from "./protect.ts";
+import { type Access, pathHit, type ProtectContext, resolveExisting, withBudget } from "./protect.ts";
 import { repositoryTop, treeHit } from "./trees.ts";
 import { type Command, literalOf, type Script } from "./shell/parse.ts";
 import { cdTarget } from "./shell/cd.ts";
@@ -39,7 +39,8 @@ export interface ReadOnlyOptions {
  * read in; since a `cd` in a pipeline does not, every command is checked against every directory
  * the script may be in by then.
  */
-export async function readOnlyRefusal(script: Script, ctx: ProtectContext, env: WordEnv, o: ReadOnlyOptions): Promise<string | null> {
+export async function readOnlyRefusal(script: Script, outer: ProtectContext, env: WordEnv, o: ReadOnlyOptions): Promise<string | null> {
+  const ctx = withBudget(outer);
   if (script.compound) return "it uses shell structure (a group, subshell, loop, condition or function)";
   if (script.background) return "it starts a background job (&)";
   if (script.commands.length === 0) return "it is empty";

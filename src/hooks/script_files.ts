@@ -31,7 +31,8 @@ export interface ScriptView {
 
 const SHELL_NAMES = /^(sh|bash|dash|zsh|ksh|mksh|ash)$/;
 
-function read(path: string): { text: string } | { missing: true } | { why: string } {
+/** Reading a file costs its decision's disk budget one lookup per 64 bytes (a scan is linear in them). */
+function read(path: string, ctx: ProtectContext): { text: string } | { missing: true } | { why: string } {
   let st;
   try {
     st = statSync(path);
@@ -40,6 +41,10 @@ function read(path: string): { text: string } | { missing: true } | { why: strin
   }
   if (!st.isFile()) return { missing: true };
   if (st.size > MAX_SCRIPT_BYTES) return { why: `it is larger than ${MAX_SCRIPT_BYTES} bytes, too large to check` };
+  if (ctx.budget) {
+    ctx.budget.left -= Math.ceil(st.size / 64);
+    if (ctx.budget.left < 0) return { why: "the command reads more files than one decision may check; split it into several calls" };
+  }
   try {
     return { text: readFileSync(path, "latin1") };
   } catch (e) {
@@ -57,7 +62,7 @@ export function scriptFileRefusal(file: string, how: "shell" | "program" | "code
   if (/^\/(dev|proc)\//.test(abs) || /^\/(dev|proc)\//.test(file)) return `it runs ${shown(file)}, which is whatever the command feeds it, not a file longrun can read first`;
   const others = [...(view.named.get(basename(file)) ?? []), ...(view.named.get(basename(abs)) ?? [])].filter((k) => k !== at);
   if (others.length) return `it runs ${shown(file)}, which another part of the same command writes or names, so longrun cannot read what will run; write the file in one call and run it in the next`;
-  const got = read(abs);
+  const got = read(abs, ctx);
   if ("missing" in got) {
     return view.commands > 1 ? `it runs ${shown(file)}, which does not exist yet and could be made by the rest of the command; create it in one call and run it in the next` : null;
   }
@@ -85,7 +90,7 @@ export function packageScriptRefusal(words: readonly string[], ctx: ProtectConte
   else if (["test", "t", "tst", "start", "stop", "restart"].includes(rest[0] ?? "")) name = rest[0] === "t" || rest[0] === "tst" ? "test" : rest[0];
   else if (tool === "yarn" && rest[0] !== undefined) name = rest[0];
   if (name === undefined) return null;
-  const got = read(`${ctx.cwd}/package.json`);
+  const got = read(`${ctx.cwd}/package.json`, ctx);
   if (!("text" in got)) return "missing" in got ? null : `package.json: ${got.why}`;
   let scripts: Record<string, unknown>;
   try {
@@ -110,7 +115,7 @@ export function makefileRefusal(words: readonly string[], ctx: ProtectContext): 
   const cd = words.findIndex((w) => w === "-C" || w === "--directory");
   const dir = cd >= 0 && words[cd + 1] ? (words[cd + 1]!.startsWith("/") ? words[cd + 1]! : `${ctx.cwd}/${words[cd + 1]}`) : ctx.cwd;
   for (const name of files) {
-    const got = read(name.startsWith("/") ? name : `${dir}/${name}`);
+    const got = read(name.startsWith("/") ? name : `${dir}/${name}`, ctx);
     if ("missing" in got) continue;
     if ("why" in got) return `${name}: ${got.why}`;
     const hit = textHit(got.text, "write", ctx);
@@ -125,7 +130,7 @@ export function makefileRefusal(words: readonly string[], ctx: ProtectContext): 
  * directory among them is taken whole. Why the list reaches protected files, or null.
  */
 export function fileListHit(file: string, ctx: ProtectContext): string | null {
-  const got = read(file.startsWith("/") ? file : `${ctx.cwd}/${file}`);
+  const got = read(file.startsWith("/") ? file : `${ctx.cwd}/${file}`, ctx);
   if ("missing" in got) return null;
   if ("why" in got) return got.why;
   const lines = got.text.split(/[\n\0]/).map((l) => l.trim()).filter(Boolean);

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
-import { type PathHit, literalRule, pathHit, PROTECTED, type ProtectContext, type ProtectedRule, protectedInodes, resolveExisting } from "./protect.ts";
+import { countDisk, diskOpsSoFar, literalRule, overBudget, type PathHit, pathHit, PROTECTED, type ProtectContext, type ProtectedRule, protectedInodes, resolveExisting } from "./protect.ts";
 import { shown, type Tok } from "./shell/words.ts";
 
 /** Entries a walk looks at before it gives up and refuses the tree as too large to check. */
@@ -45,7 +45,18 @@ function isDir(path: string): boolean {
  * `followLinks`: the operation follows symlinks it meets inside the tree (grep -R, cp -L).
  */
 export function treeHit(dir: string, access: TreeAccess, ctx: ProtectContext, followLinks = false): PathHit | null {
+  const b = ctx.budget;
+  if (b && b.left <= 0) return overBudget(dir);
+  const start = diskOpsSoFar();
+  const hit = walk(dir, access, ctx, followLinks, b ? b.left : Infinity);
+  if (!b) return hit;
+  b.left -= diskOpsSoFar() - start;
+  return hit ?? (b.left < 0 ? overBudget(dir) : null);
+}
+
+function walk(dir: string, access: TreeAccess, ctx: ProtectContext, followLinks: boolean, allowance: number): PathHit | null {
   const only = RULES[access];
+  const start = diskOpsSoFar();
   const abs = resolveExisting(dir.startsWith("/") ? dir : `${ctx.cwd}/${dir}`);
   const self = pathHit(lit(abs), access === "read" ? "read" : "write", ctx);
   if (self) return self;
@@ -70,12 +81,14 @@ export function treeHit(dir: string, access: TreeAccess, ctx: ProtectContext, fo
   let entries = 0;
   while (todo.length) {
     const d = todo.pop()!;
+    if (diskOpsSoFar() - start > allowance) return overBudget(abs);
     let list;
     try {
       list = readdirSync(d, { withFileTypes: true });
     } catch {
       continue; // unreadable: the operation cannot read it either
     }
+    countDisk(list.length);
     for (const e of list) {
       if (++entries > MAX_TREE_ENTRIES) return { rule: null, path: abs, what: `a tree of more than ${MAX_TREE_ENTRIES} entries, too many to check for longrun's files` };
       const name = String(e.name);
@@ -93,7 +106,7 @@ export function treeHit(dir: string, access: TreeAccess, ctx: ProtectContext, fo
           // a link to a place that holds the root or the home directory is caught by walking there
           seen.add(target);
           if (known.some(([place]) => within(target, place))) {
-            const hit = treeHit(target, access, ctx, false);
+            const hit = walk(target, access, ctx, false, allowance - (diskOpsSoFar() - start));
             if (hit) return { ...hit, path: `${path} -> ${hit.path}` };
           }
           todo.push(target);
@@ -101,6 +114,7 @@ export function treeHit(dir: string, access: TreeAccess, ctx: ProtectContext, fo
       } else if (e.isDirectory()) todo.push(path);
       else if (e.isFile() && inodes.size) {
         try {
+          countDisk();
           const st = statSync(path);
           if (st.nlink > 1 && inodes.has(`${st.dev}:${st.ino}`)) return { rule: null, path, what: "a hard link to one of longrun's or Claude Code's protected files" };
         } catch {

@@ -210,6 +210,16 @@ describe("attacks on the gate, decided in process", () => {
     }
   });
 
+  test("many trees or patterns over a large directory exhaust one decision's disk budget and are refused", async () => {
+    mkdirSync(join(root, "big"));
+    for (let i = 0; i < 3000; i++) writeFileSync(join(root, "big", `f${i}`), "");
+    assert.equal((await decide(bash("grep -r x big"))).kind, "pass");
+    for (const cmd of [`grep -r x ${Array(60).fill("big").join(" ")}`, `cat ${Array(60).fill("big/*").join(" ")}`, `ls ${Array(60).fill("big/f*").join(" ")}`]) {
+      assert.notEqual((await decide(bash(cmd))).kind, "pass", cmd.slice(0, 40));
+    }
+    assert.equal((await decide(bash(`rm -rf ${Array(60).fill("big").join(" ")}`))).kind, "deny");
+  });
+
   test("ordinary read commands still pass in a read-only turn", async () => {
     for (const [cmd, kind] of await kinds(["ls", "cat a.txt", "cat src/*", "grep -rn hello src", "grep -n hello a.txt", "ls -R src", "find src -name '*.ts'", "cd src && ls"])) assert.equal(kind, "pass", cmd);
   });
