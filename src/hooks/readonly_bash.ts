@@ -9,7 +9,11 @@
  *   stands only where it cannot turn into an option (it starts with a literal other than `-`, or
  *   follows `--`), so `sort *` with a file named `--compress-program=sh` cannot happen;
  * - redirections only to /dev/null, between standard streams, or from a file;
- * - no operand reaches longrun's protected files (resolved, case-folded, globs included);
+ * - no operand reaches longrun's protected files (resolved, case-folded, globs expanded on disk);
+ *   a recursive reader (`grep -r`) is given only trees that hold none of them, `diff` only files,
+ *   and `git diff` only paths inside the repository (else it is `--no-index`);
+ * - an unquoted expansion that bash would split or glob, even of known text, is unknown;
+ * - the command is small enough to decide quickly (READ_ONLY_LIMITS, the disk budget);
  * - the program found on PATH is one the agent cannot replace, and for git, the repository's
  *   configuration makes no read command run a program.
  * Anything else is a write, and needs the lease.

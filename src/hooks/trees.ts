@@ -177,7 +177,10 @@ export const TREE_OPERATIONS: readonly TreeOperation[] = [
   { program: "rsync", when: { flags: "", long: ["--delete", "--del", "--delete-before", "--delete-during", "--delete-delay", "--delete-after", "--delete-excluded"] }, access: "delete", operands: "all", example: "rsync -r --delete src/ ." },
   { program: "scp", when: { flags: "r", long: [] }, access: "read", operands: "sources", example: "scp -r . host:x" },
   { program: "tar", when: { flags: "cru", long: ["--create", "--append", "--update"] }, follow: { flags: "h", long: ["--dereference"] }, access: "read", operands: "all", example: "tar -cf /tmp/all.tar ." },
-  { program: "zip", when: { flags: "r", long: ["--recurse-paths"] }, access: "read", operands: "all", example: "zip -r /tmp/all.zip ." },
+  { program: "zip", when: { flags: "rR", long: ["--recurse-paths", "--recurse-patterns"] }, access: "read", operands: "all", defaultCwd: true, example: "zip -r /tmp/all.zip ." },
+  { program: "7z", sub: "a", when: "always", access: "read", operands: "all", example: "7z a /tmp/all.7z ." },
+  { program: "7za", sub: "a", when: "always", access: "read", operands: "all", example: "7za a /tmp/all.7z ." },
+  { program: "7zz", sub: "a", when: "always", access: "read", operands: "all", example: "7zz a /tmp/all.7z ." },
   { program: "grep", pattern: { flags: "ef", long: ["--regexp", "--file"] }, when: { flags: "rR", long: ["--recursive", "--dereference-recursive"] }, follow: { flags: "R", long: ["--dereference-recursive"] }, valued: { flags: "efmABCd", long: [] }, access: "read", operands: "all", defaultCwd: true, example: "grep -r token ." },
   { program: "egrep", pattern: { flags: "ef", long: ["--regexp", "--file"] }, when: { flags: "rR", long: ["--recursive", "--dereference-recursive"] }, follow: { flags: "R", long: ["--dereference-recursive"] }, valued: { flags: "efmABCd", long: [] }, access: "read", operands: "all", defaultCwd: true, example: "egrep -r token" },
   { program: "fgrep", pattern: { flags: "ef", long: ["--regexp", "--file"] }, when: { flags: "rR", long: ["--recursive", "--dereference-recursive"] }, follow: { flags: "R", long: ["--dereference-recursive"] }, valued: { flags: "efmABCd", long: [] }, access: "read", operands: "all", defaultCwd: true, example: "fgrep -r token" },
@@ -245,6 +248,12 @@ export function treeOperationRefusal(words: readonly string[], ctx: ProtectConte
     const o = options(rest, op.valued ?? none, name === "tar");
     if (op.when !== "always" && !given(o, op.when)) continue;
     if (op.unless && given(o, op.unless)) continue;
+    // in a repository, git itself says what clean and stash would take (what .gitignore spares)
+    if (name === "git" && (op.sub === "clean" || op.sub === "stash") && repositoryTop(here.cwd) !== null) {
+      const why = gitWouldTake(op.sub, rest, o, here);
+      if (why) return why;
+      continue;
+    }
     let trees = o.operands;
     if (op.pattern && !given(o, op.pattern)) trees = trees.slice(1);
     if (op.operands === "sources") trees = o.target !== null ? trees.filter((t) => t !== o.target) : trees.slice(0, -1);
@@ -262,6 +271,30 @@ export function treeOperationRefusal(words: readonly string[], ctx: ProtectConte
     }
   }
   return null;
+}
+
+/**
+ * What `git clean` (its own dry run, same arguments) or `git stash -u/-a` (the untracked files,
+ * ignored ones too for -a, that it would take away) would remove: refused when that includes a
+ * protected path, or a directory that holds one.
+ */
+function gitWouldTake(sub: "clean" | "stash", args: readonly string[], o: { flags: Set<string>; long: Set<string> }, ctx: ProtectContext): string | null {
+  const top = repositoryTop(ctx.cwd)!;
+  const safe = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false"];
+  const argv = sub === "clean"
+    ? [...safe, "clean", "--dry-run", ...args.filter((a) => !/^(-i|--interactive|-n|--dry-run)$/.test(a))]
+    : [...safe, "ls-files", "-z", "--others", "--directory", ...(o.flags.has("a") || o.long.has("--all") ? [] : ["--exclude-standard"])];
+  const r = spawnSync("git", argv, { cwd: sub === "clean" ? ctx.cwd : top, encoding: "utf8", timeout: 3000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" } });
+  if (r.error) return `git ${sub} could not be checked (${r.error.message}); name the files`;
+  const paths = sub === "clean"
+    ? (r.stdout ?? "").split("\n").flatMap((l) => (l.startsWith("Would remove ") ? [`${ctx.cwd}/${l.slice(13)}`] : []))
+    : (r.stdout ?? "").split("\0").filter(Boolean).map((p) => `${top}/${p}`);
+  for (const p of paths.slice(0, 5000)) {
+    if (p.startsWith(`${ctx.cwd}/"`)) return `git ${sub} would take away ${shown(p)}, a name git quotes, which longrun cannot check; name the files`;
+    const hit = p.endsWith("/") ? treeHit(p.slice(0, -1), "delete", ctx) : literalRule(p, RULES.delete, ctx) ? pathHit(lit(p), "write", ctx) : null;
+    if (hit) return `git ${sub} would take away ${hit.what} (${hit.path}); leave longrun's files out (they belong in .gitignore, and -x/-a removes ignored files too)`;
+  }
+  return paths.length > 5000 ? `git ${sub} would take away more than 5000 paths, too many to check; name them` : null;
 }
 
 /** Where git's subcommand is among its arguments (after global options), or -1. */

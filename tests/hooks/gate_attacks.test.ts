@@ -170,12 +170,13 @@ describe("attacks on the gate, decided in process", () => {
     for (const [cmd, kind] of await kinds(allowed)) assert.notEqual(kind, "deny", cmd);
   });
 
-  test("git add stages longrun's files only when .gitignore leaves them out, and never with -f", async () => {
+  test("git add, clean and stash take longrun's files only when .gitignore leaves them out, and always with -f, -x or -a", async () => {
     const rc = contextFor(repo);
-    for (const cmd of ["git add -A", "git add .", "git add --all", "git add -f ."]) assert.equal((await decide(bash(cmd), rc)).kind, "deny", cmd);
+    for (const cmd of ["git add -A", "git add .", "git add --all", "git add -f .", "git clean -fd", "git stash -u"]) assert.equal((await decide(bash(cmd), rc)).kind, "deny", cmd);
     writeFileSync(join(repo, ".gitignore"), ".longrun/\nmemory.db*\nraw_data/\n");
-    for (const cmd of ["git add -A", "git add .", "git add src"]) assert.equal((await decide(bash(cmd), rc)).kind, "lease", cmd);
-    assert.equal((await decide(bash("git add -f ."), rc)).kind, "deny");
+    for (const cmd of ["git add -A", "git add .", "git add src", "git clean -fd", "git stash -u"]) assert.equal((await decide(bash(cmd), rc)).kind, "lease", cmd);
+    // -f stages ignored files, -x / -X / -a remove them
+    for (const cmd of ["git add -f .", "git clean -fdx", "git clean -fX", "git stash -a", "git stash push --all"]) assert.equal((await decide(bash(cmd), rc)).kind, "deny", cmd);
   });
 
   test("a tree walk sees links, hard links and nested roots, and refuses a tree too large to check", () => {

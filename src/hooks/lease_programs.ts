@@ -1,0 +1,198 @@
+/**
+ * Rules for single programs under a lease, as data and small readers: which `git -c` keys and
+ * `git config` forms may run, whether a sed script runs commands, and whether `find`'s name
+ * tests keep an action away from every protected name. Pure.
+ */
+import { PROTECTED } from "./protect.ts";
+import { type Tok, tokensMatch } from "./shell/words.ts";
+
+/** A word as lease_bash sees it: its glob tokens and its text. */
+export interface FindArg {
+  tokens: Tok[];
+  text: string;
+}
+
+/** `git -c KEY=VALUE` may only set keys that cannot make git run a program. */
+const GIT_SAFE_KEYS = /^(user\.(name|email)|commit\.gpgsign|tag\.gpgsign|core\.autocrlf|core\.quotepath|init\.defaultbranch|color\.[a-z.]+|advice\.[a-z]+|pull\.rebase|push\.default|merge\.ff|rebase\.autostash|core\.safecrlf|diff\.renames|log\.showsignature)$/;
+
+export function gitConfigOverride(after: readonly string[]): string | null {
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
+    if (t === "--config-env" || t.startsWith("--config-env=")) return "git --config-env can make git run any program";
+    let setting: string | undefined;
+    if (t === "-c") setting = after[k + 1];
+    else if (t.startsWith("-c") && t.length > 2) setting = t.slice(2);
+    else if (!t.startsWith("-")) break; // the subcommand: its own -c means something else
+    if (setting === undefined) continue;
+    const key = setting.split("=")[0]!.toLowerCase();
+    if (!GIT_SAFE_KEYS.test(key)) return `git -c ${key} is not allowed under a lease (configuration can make git run any program); allowed: user.name, user.email, commit.gpgsign, …`;
+  }
+  return null;
+}
+
+export const FIND_ACTIONS = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"]);
+const FIND_NAME_TESTS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"]);
+const FIND_OR = new Set(["-o", "-or", "!", "-not", ",", "(", ")"]);
+/** `git config` may read, but not write: configuration can make later git commands run programs. */
+export function gitConfigWrite(after: readonly string[]): string | null {
+  let k = 0;
+  // git's global options before the subcommand, some with a value
+  while (k < after.length && after[k]!.startsWith("-")) k += ["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(after[k]!) ? 2 : 1;
+  if (after[k] !== "config") return null;
+  const rest = after.slice(k + 1);
+  const reading = rest.some((t) => ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color", "--get-colorbool"].includes(t)) || ["get", "list"].includes(rest.find((t) => !t.startsWith("-")) ?? "");
+  if (reading) return null;
+  const operands = rest.filter((t) => !t.startsWith("-"));
+  if (operands.length === 1 && !rest.some((t) => /^--(add|replace-all|unset|unset-all|rename-section|remove-section|edit)$/.test(t) || t === "-e")) return null; // `git config key`: a read
+  return "git config writes git configuration, which can make later git commands run programs; ask the user to set it";
+}
+
+/**
+ * A sed script may not run commands (`e`, or the `e` flag of `s`): sed would hand that text to a
+ * shell. Scripts from files (-f) cannot be seen, so they are refused too.
+ */
+export function sedRefusal(after: readonly string[]): string | null {
+  const scripts: string[] = [];
+  let sawScriptOption = false;
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
+    if (t === "-e" || t === "--expression") {
+      scripts.push(after[++k] ?? "");
+      sawScriptOption = true;
+    } else if (t.startsWith("--expression=")) {
+      scripts.push(t.slice(13));
+      sawScriptOption = true;
+    } else if (t === "-f" || t.startsWith("--file") || (/^-[a-zA-Z]*f/.test(t) && !t.startsWith("--"))) return "sed -f runs a script file longrun cannot check";
+    else if (/^-[a-zA-Z]*e$/.test(t) && !t.startsWith("--")) {
+      scripts.push(after[++k] ?? "");
+      sawScriptOption = true;
+    } else if (!t.startsWith("-") && !sawScriptOption) {
+      scripts.push(t);
+      sawScriptOption = true;
+    }
+  }
+  for (const sc of scripts) if (sedRunsCommands(sc)) return "this sed script runs commands (the e command or flag); longrun cannot check them";
+  return null;
+}
+
+/** True when a sed script has an `e` command or an `s` command with the `e` flag (or cannot be read). */
+function sedRunsCommands(script: string): boolean {
+  let i = 0;
+  const n = script.length;
+  const skipSpace = () => {
+    while (i < n && /[\s;]/.test(script[i]!)) i++;
+  };
+  const delimited = (d: string) => {
+    while (i < n && script[i] !== d) {
+      if (script[i] === "\\") i++;
+      i++;
+    }
+    i++;
+  };
+  while (i < n) {
+    skipSpace();
+    if (i >= n) break;
+    // addresses: numbers, $, /re/, \cREc, ranges, step, !
+    for (let guard = 0; guard < 4; guard++) {
+      if (/[0-9$~+]/.test(script[i] ?? "")) while (i < n && /[0-9$~+]/.test(script[i]!)) i++;
+      else if (script[i] === "/") {
+        i++;
+        delimited("/");
+        while (/[IM]/.test(script[i] ?? "")) i++;
+      } else if (script[i] === "\\" && i + 1 < n) {
+        const d = script[i + 1]!;
+        i += 2;
+        delimited(d);
+      }
+      if (script[i] === ",") {
+        i++;
+        continue;
+      }
+      break;
+    }
+    while (script[i] === " " || script[i] === "!") i++;
+    const cmd = script[i++];
+    if (cmd === undefined) break;
+    if (cmd === "e") return true;
+    if (cmd === "{" || cmd === "}") continue;
+    if (cmd === "s" || cmd === "y") {
+      const d = script[i++];
+      if (d === undefined || d === "\n" || d === "\\") return true;
+      delimited(d);
+      delimited(d);
+      if (cmd === "s") {
+        while (i < n && /[gpiImMe0-9wW]/.test(script[i]!)) {
+          if (script[i] === "e") return true;
+          if (script[i] === "w" || script[i] === "W") {
+            while (i < n && script[i] !== "\n") i++;
+            break;
+          }
+          i++;
+        }
+      }
+      continue;
+    }
+    if (/[aicrRwWbtTvl:#qQ]/.test(cmd)) {
+      // text, a file name or a label runs to the end of the line
+      while (i < n && script[i] !== "\n") i++;
+      continue;
+    }
+    if (!/[dDgGhHnNpPxz=F]/.test(cmd)) return true; // something this reader does not know
+  }
+  return false;
+}
+
+/**
+ * Names a `find` action could hit inside protected places: the protected names themselves and the
+ * files longrun and Claude Code keep in them (raw bodies are `<kind>-<hash16>-<rand8>.txt`).
+ */
+const PROTECTED_CHILDREN = [
+  "state.json", "http.json", "hooks.json", "lock", "pending_checkpoint.json", "state.json.corrupt-x", "x.tmp",
+  "m-0123456789abcdef-01234567.txt", "a-0123456789abcdef-01234567.txt", "c-0123456789abcdef-01234567.txt",
+  "settings.json", "settings.local.json", "commands", "approve.md", "config", "hooks", "pre-commit",
+];
+
+/** `find` with an action must be narrowed by name tests that no protected name can pass. */
+export function findRefusal(args: readonly FindArg[], dotglob: boolean): string | null {
+  const texts = args.map((a) => a.text);
+  if (!texts.some((t) => FIND_ACTIONS.has(t))) return null;
+  for (let i = 0; i < texts.length - 1; i++) {
+    if (FIND_ACTIONS.has(texts[i]!) && texts[i]!.startsWith("-exec") || texts[i] === "-ok" || texts[i] === "-okdir") {
+      if (texts[i + 1]!.includes("{}")) return "find -exec runs the files it finds as programs";
+    }
+  }
+  if (texts.some((t) => FIND_OR.has(t))) return "find with an action and -o, !, -not or parentheses cannot be shown to spare longrun's files";
+  const tests: { path: boolean; pattern: Tok[] }[] = [];
+  for (let i = 0; i < args.length - 1; i++) if (FIND_NAME_TESTS.has(texts[i]!)) tests.push({ path: texts[i]!.includes("path"), pattern: globTokens(texts[i + 1]!) });
+  if (tests.length === 0) return "find with an action needs a -name or -path test, so that longrun's files are never among its matches";
+  const names = [...PROTECTED.flatMap((r) => r.segments.flat()).filter((n) => n !== "*"), ...PROTECTED_CHILDREN];
+  const paths = PROTECTED.flatMap((r) => r.segments[0]!.flatMap((first) => [first, ...PROTECTED_CHILDREN.map((c) => `${first}/${c}`)]));
+  // the tests are all required (no -o), so one test that no protected entry passes is enough
+  for (const t of tests) {
+    const candidates = t.path ? paths.flatMap((p) => [`./${p}`, p, `x/${p}`, `./x/${p}`]) : names;
+    if (!candidates.some((n) => tokensMatch(t.pattern, n.toLowerCase(), true))) return null;
+  }
+  void dotglob;
+  return "find's name tests could match one of longrun's or Claude Code's protected files (exclude them with a narrower -name or -path)";
+}
+
+/**
+ * A find -name/-path pattern (fnmatch syntax) as tokens: `\x` is x, `[…]` any one character (an
+ * over-approximation), `?` one, `*` anything (for -path it crosses `/`, and a leading dot is
+ * matched too).
+ */
+function globTokens(p: string): Tok[] {
+  const out: Tok[] = [];
+  const s = p.toLowerCase();
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === "\\" && i + 1 < s.length) out.push({ t: "c", c: s[++i]! });
+    else if (ch === "*") out.push({ t: "any" });
+    else if (ch === "?") out.push({ t: "one" });
+    else if (ch === "[" && s.indexOf("]", i + 2) > 0) {
+      out.push({ t: "one" });
+      i = s.indexOf("]", i + 2);
+    } else out.push({ t: "c", c: ch });
+  }
+  return out;
+}
