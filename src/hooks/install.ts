@@ -31,6 +31,7 @@ import { writeFileAtomic } from "../store/atomic.ts";
 import { DEFAULT_MARKER } from "./approval.ts";
 import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
+import { GIT_ENTRIES } from "../sandbox/layout.ts";
 import { PROTECTED } from "./protect.ts";
 
 const MARK = " hook claude ";
@@ -89,6 +90,13 @@ export function protectedPaths(root: string, exe: string | null, home = homedir(
         out.push({ path, rule: rule.id, what: rule.what, read: rule.read });
       }
     }
+  }
+  // what else makes git run programs or read another configuration (the sandbox's own layout)
+  for (const e of GIT_ENTRIES) {
+    const path = join(root, ".git", e.rel);
+    if (e.rule !== "git_redirect" || seen.has(path)) continue;
+    seen.add(path);
+    out.push({ path, rule: e.rule, what: "git's configuration from elsewhere (commondir, info/, config.worktree)", read: false });
   }
   if (exe && !seen.has(exe)) out.push({ path: exe, rule: "longrun_exe", what: "longrun's own executable", read: false });
   return out;

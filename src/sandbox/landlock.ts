@@ -8,7 +8,7 @@
  * What it enforces here: no file is created, written, truncated, renamed or removed outside the
  * directories given (the scratch directory; the root too under a lease); no TCP connect or bind
  * (ABI 4); no abstract unix socket or signal to a process outside the domain (ABI 6). Reads are
- * not restricted by this layer.
+ * restricted only when the caller names what stays readable (`readable`).
  */
 
 /** Landlock's file-system rights (include/uapi/linux/landlock.h). */
@@ -91,6 +91,17 @@ async function libc(): Promise<Libc | null> {
   return null;
 }
 
+const PR_SET_CHILD_SUBREAPER = 36;
+
+/**
+ * Makes this process the reaper of everything it starts: a process whose parent dies is handed to
+ * it, not to init, so that `killDescendants` finds it. False where that cannot be set.
+ */
+export async function becomeSubreaper(): Promise<boolean> {
+  const c = await libc();
+  return c !== null && c.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
+}
+
 /** The Landlock ABI this kernel offers (0: none, or this runtime cannot ask). */
 export async function landlockAbi(): Promise<number> {
   const c = await libc();
@@ -104,6 +115,13 @@ export interface LandlockPolicy {
   writable: readonly string[];
   /** Files where writes stay allowed (`/dev/null`, `/dev/tty`). */
   writableFiles: readonly string[];
+  /**
+   * When given, reading and running files is restricted too: allowed only beneath these paths
+   * (and the writable ones). Directories stay listable everywhere.
+   */
+  readable?: readonly string[];
+  /** Directories where only empty directories may be removed (the parent of the caller's own work directory, to clean up after). */
+  removableDirsIn?: readonly string[];
 }
 
 export type LandlockResult = { ok: true; abi: number; net: boolean; scoped: boolean } | { ok: false; reason: string };
@@ -118,7 +136,8 @@ export async function restrictSelf(policy: LandlockPolicy): Promise<LandlockResu
   if (!c) return { ok: false, reason: "Landlock is reached through Bun's FFI on Linux, which this process does not have" };
   const abi = Number(c.syscall(SYS.create, 0n, 0n, LANDLOCK_CREATE_RULESET_VERSION, 0n));
   if (abi < 1) return { ok: false, reason: `this kernel does not offer Landlock (errno ${c.errno()})` };
-  const handled = writeRights(abi);
+  const reads = FS.READ_FILE | FS.EXECUTE;
+  const handled = writeRights(abi) | (policy.readable ? reads : 0n);
   const net = abi >= 4;
   const scoped = abi >= 6;
   // struct landlock_ruleset_attr { u64 handled_access_fs; u64 handled_access_net; u64 scoped; }
@@ -127,7 +146,13 @@ export async function restrictSelf(policy: LandlockPolicy): Promise<LandlockResu
   const rs = Number(c.syscall(SYS.create, c.ptr(attr), size, 0n, 0n));
   if (rs < 0) return { ok: false, reason: `landlock_create_ruleset failed (errno ${c.errno()})` };
   try {
-    const rules: [string, bigint][] = [...policy.writable.map((d) => [d, handled] as [string, bigint]), ...policy.writableFiles.map((f) => [f, FS.WRITE_FILE | (abi >= 3 ? FS.TRUNCATE : 0n)] as [string, bigint])];
+    const fileWrite = FS.WRITE_FILE | (abi >= 3 ? FS.TRUNCATE : 0n) | (policy.readable ? FS.READ_FILE : 0n);
+    const rules: [string, bigint][] = [
+      ...policy.writable.map((d) => [d, handled] as [string, bigint]),
+      ...policy.writableFiles.map((f) => [f, fileWrite] as [string, bigint]),
+      ...(policy.readable ?? []).map((r) => [r, reads] as [string, bigint]),
+      ...(policy.removableDirsIn ?? []).map((d) => [d, FS.REMOVE_DIR] as [string, bigint]),
+    ];
     for (const [path, rights] of rules) {
       const fd = c.open(c.ptr(new TextEncoder().encode(path + "\0")) as unknown, O_PATH | O_CLOEXEC);
       if (fd < 0) return { ok: false, reason: `cannot open ${path} for a Landlock rule (errno ${c.errno()})` };

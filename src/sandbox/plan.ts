@@ -81,7 +81,8 @@ export interface Plan {
    */
   placeholders: { path: string; kind: "dir" | "file"; hidden: boolean }[];
   /** Every path a mask covers, with what was there: one that changes before bubblewrap mounts it fails the setup (run.ts plans again). */
-  targets: { path: string; kind: Kind }[];
+  /** `hide`: made unreadable; `readonly`: made unwritable; `pin`: a directory made a mount point, so it cannot be renamed away. */
+  targets: { path: string; kind: Kind; access: "hide" | "readonly" | "pin" }[];
 }
 
 /** Variables the command does not get: the host's bearer token and the libSQL server's token. */
@@ -135,11 +136,11 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
       if (kind(d) === "dir") pins.add(d);
     }
   };
-  const target = (p: string, k: Kind) => (pin(p), targets.push({ path: p, kind: k }), p);
-  const hideDir = (p: string, k: Kind = "dir") => ["--perms", "0000", "--tmpfs", target(p, k), "--remount-ro", p];
-  const emptyDir = (p: string) => ["--perms", "0555", "--tmpfs", target(p, "dir"), "--remount-ro", p];
-  const nullFile = (p: string, k: Kind = "file") => ["--ro-bind", input.hiddenFile, target(p, k)];
-  const readOnly = (p: string, k: Kind) => ["--ro-bind", p, target(p, k)];
+  const target = (p: string, k: Kind, access: Plan["targets"][number]["access"]) => (pin(p), targets.push({ path: p, kind: k, access }), p);
+  const hideDir = (p: string, k: Kind = "dir") => ["--perms", "0000", "--tmpfs", target(p, k, "hide"), "--remount-ro", p];
+  const emptyDir = (p: string) => ["--perms", "0555", "--tmpfs", target(p, "dir", "readonly"), "--remount-ro", p];
+  const nullFile = (p: string, k: Kind = "file") => ["--ro-bind", input.hiddenFile, target(p, k, "hide")];
+  const readOnly = (p: string, k: Kind) => ["--ro-bind", p, target(p, k, "readonly")];
   let problem: Refusal | null = null;
 
   /**
@@ -183,7 +184,7 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
   else if (lease && gitKind === "file") args.push(...readOnly(rootGit, "file")); // a worktree's or submodule's pointer to its git directory
   gitEntries(rootGit, "all");
   const exclude = join(rootGit, "info/exclude");
-  if (lease && input.gitExclude !== null && kind(exclude) === "file") args.push("--ro-bind", input.gitExclude, target(exclude, "file"));
+  if (lease && input.gitExclude !== null && kind(exclude) === "file") args.push("--ro-bind", input.gitExclude, target(exclude, "file", "readonly"));
   const home = input.home.replace(/\/+$/, "");
   for (const other of input.otherRoots) {
     if (other === root) continue;
@@ -205,7 +206,7 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
   for (const p of removeAfter) pin(p);
   if (problem) return problem;
 
-  const pinned = [...pins].sort((x, y) => x.split("/").length - y.split("/").length).flatMap((d) => ["--bind", d, target(d, "dir")]);
+  const pinned = [...pins].sort((x, y) => x.split("/").length - y.split("/").length).flatMap((d) => ["--bind", d, target(d, "dir", "pin")]);
   // the root first, then the pins (outermost first), then the scratch directory (a TMPDIR inside
   // the root stays a fresh directory), then the masks inside them
   args.unshift(...BASE_ARGS, ...(lease ? ["--bind", root, root] : []), ...pinned, "--bind", input.scratch, input.scratch);

@@ -6,13 +6,14 @@
  * `SandboxError`, and the command does not run.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants, machine, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Kind, MODES, type Plan, SECRET_ENV, sandboxPlan } from "./plan.ts";
 import { scanAround } from "./scan.ts";
 import { seccompProgram } from "./seccomp.ts";
 import { findBwrap, NOT_INSTALLED } from "./status.ts";
+import { insideOuterSandbox, LandlockRefusal, runUnderLandlock } from "./landlock_run.ts";
 
 export type SandboxErrorCode = "bad_mode" | "bad_root" | "not_installed" | "scan_incomplete" | "protected_link" | "setup_failed";
 
@@ -124,10 +125,15 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/** Removes a directory the command may have made read-only inside. */
+/**
+ * Removes a directory the command may have made read-only inside: its entries, then the directory
+ * itself with rmdir (under Landlock this process may remove only an empty directory where the
+ * work directory lies, not a file).
+ */
 function removeTree(dir: string): void {
   try {
-    rmSync(dir, { recursive: true, force: true });
+    for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true });
+    rmdirSync(dir);
   } catch {
     const walk = (d: string) => {
       try {
@@ -190,8 +196,9 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
   const env = req.env ?? process.env;
   if (!(MODES as readonly string[]).includes(req.mode)) throw new SandboxError("bad_mode", `--mode must be read or lease, got ${JSON.stringify(req.mode)}, so the command was not run`);
   const root = realRoot(req.root);
-  const bwrap = findBwrap(env.PATH, [root]);
-  if (bwrap === null) throw new SandboxError("not_installed", NOT_INSTALLED);
+  const outer = insideOuterSandbox(env);
+  const bwrap = outer ? null : findBwrap(env.PATH, [root]);
+  if (bwrap === null && !outer) throw new SandboxError("not_installed", NOT_INSTALLED);
   const home = (env.HOME ?? "").replace(/\/+$/, "");
   const linked = hardLinked(root);
   if (linked) throw new SandboxError("protected_link", `${linked} has another name (a hard link) the sandbox cannot hide, so the command was not run; remove the other link`);
@@ -212,6 +219,7 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
         if (!scan.ok) throw new SandboxError("scan_incomplete", `${scan.message}, so the command was not run; run it with a root that holds fewer files`);
         const plan = sandboxPlan({ mode: req.mode, root, home, cwd, scratch, hiddenFile, gitExclude, otherRoots: scan.roots, gitDirs: scan.gitDirs, stateDirs: stateDirs(env, home), exePaths: exePaths(), kind: kindOf });
         if (!plan.ok) throw new SandboxError(plan.code, `${plan.message}, so the command was not run`);
+        if (bwrap === null) return await underLandlock(req.mode as "read" | "lease", root, plan, work, scratch, req.command, cwd, env);
         for (const ph of plan.placeholders) makePlaceholder(ph.path, ph.kind, ph.hidden);
         const moved = () => plan.targets.some((t) => kindOf(t.path) !== t.kind);
         if (moved() && attempt < 3) continue;
@@ -224,6 +232,16 @@ export async function runSandboxed(req: SandboxRequest): Promise<number> {
     }
   } finally {
     removeTree(work);
+  }
+}
+
+/** Inside an outer sandbox (Claude Code's), where bubblewrap cannot nest: Landlock narrows it (landlock_run.ts). */
+async function underLandlock(mode: "read" | "lease", root: string, plan: Plan, work: string, scratch: string, command: string[], cwd: string, env: Record<string, string | undefined>): Promise<number> {
+  try {
+    return await runUnderLandlock({ mode, root, plan, work, scratch, command, cwd, env });
+  } catch (e) {
+    if (e instanceof LandlockRefusal) throw new SandboxError("setup_failed", `${e.message}, so the command was not run`);
+    throw e;
   }
 }
 
