@@ -84,9 +84,9 @@ describe("longrun sandbox under Landlock (through the binary)", () => {
     const a = await root("d");
     mkdirSync(join(a.dir, "w"));
     const mark = `sleep-${Math.random().toString(36).slice(2)}`;
-    const r = await landlocked("read", a.dir, `(exec -a ${mark} sleep 60 &) ; setsid bash -c 'exec -a ${mark} sleep 61' & sleep 0.2; pgrep -f ${mark} | wc -l`);
+    const r = await landlocked("read", a.dir, `(exec -a ${mark} sleep 60 &) ; setsid bash -c 'exec -a ${mark} sleep 61' & sleep 0.2; pgrep -f "^${mark}" | wc -l`);
     assert.equal(r.stdout.trim(), "2", "both were running while the command ran");
-    const left = await run(["pgrep", "-f", mark]);
+    const left = await run(["pgrep", "-f", `^${mark}`]);
     assert.equal(left.stdout.trim(), "", "nothing outlives the command");
   });
 });
