@@ -6,70 +6,16 @@
  * simple commands they contain, and anything it cannot read with certainty is a `ShellParseError`,
  * which the gate treats as a refusal. Pure.
  */
+import { type Command, literalOf, type Part, type Redirect, type Script, ShellParseError, type Word } from "./nodes.ts";
+import { arithEnd, braceEnd, bracketEnd, META } from "./scan.ts";
 
-/** One piece of a word, in order. `q` marks text that came from quotes or escapes (no globbing). */
-export type Part =
-  | { t: "lit"; v: string; q: boolean }
-  /** An unquoted glob metacharacter: `*`, `?` or a bracket expression. */
-  | { t: "glob"; v: string }
-  /** A leading `~` or `~user`. */
-  | { t: "tilde"; user: string }
-  /**
-   * `$name`, `${…}` or a special parameter; `raw` is its source text. `quoted`: inside double
-   * quotes or a heredoc, so its value is one piece of text; otherwise bash splits it into words
-   * and globs each.
-   */
-  | { t: "var"; name: string; raw: string; quoted?: boolean }
-  /** `$(…)`, a backtick command, `<(…)` or `>(…)`, parsed; `quoted` as for `var`. */
-  | { t: "sub"; script: Script; raw: string; quoted?: boolean }
-  /** `$((…))`: a number; the commands it substitutes are parsed into `subs`. */
-  | { t: "arith"; raw: string; subs: Script[] };
-
-export interface Word {
-  parts: Part[];
-  raw: string;
-}
-
-export interface Redirect {
-  op: string;
-  fd: string | null;
-  /** The target word, or for a heredoc its delimiter. */
-  target: Word;
-  /** A heredoc's body; `literal` when its delimiter was quoted (no expansion inside). */
-  heredoc?: { body: string; literal: boolean; parts: Part[] };
-}
-
-export interface Command {
-  assigns: Word[];
-  words: Word[];
-  redirects: Redirect[];
-  /** Where stdin comes from: the terminal-less default, a pipe, a heredoc/herestring, or a file. */
-  stdin: "none" | "pipe" | "data" | "file";
-  /** Reserved words that stood in front of this command (if, for, while, !, {, …). */
-  keywords: string[];
-}
-
-export interface Script {
-  commands: Command[];
-  /** Operators between commands, in order: `|`, `|&`, `&&`, `||`, `;`, `&`, `;;`, `(`, `)`, newline. */
-  operators: string[];
-  /** Anything beyond plain lists of simple commands: reserved words, `(`/`)` groups, functions. */
-  compound: boolean;
-  /** A command sent to the background with `&`. */
-  background: boolean;
-}
-
-export class ShellParseError extends Error {
-  override name = "ShellParseError";
-}
+export * from "./nodes.ts";
 
 /** Commands longer than this are refused unread (heredocs with whole files fit well under it). */
 export const MAX_COMMAND_CHARS = 256 * 1024;
 const MAX_DEPTH = 16;
-const MAX_BRACKET = 256;
 
 const RESERVED = new Set(["if", "then", "elif", "else", "fi", "do", "done", "while", "until", "for", "in", "case", "esac", "select", "function", "{", "}", "!", "[[", "]]", "time", "coproc"]);
-const META = new Set([" ", "\t", "\n", "|", "&", ";", "(", ")", "<", ">"]);
 const SPECIAL_PARAMS = new Set(["?", "#", "$", "!", "-", "@", "*", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "_"]);
 
 type Tok =
@@ -519,21 +465,6 @@ function isAssignment(w: Word): boolean {
   return first?.t === "lit" && !first.q && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(first.v);
 }
 
-/**
- * The word's value when it is plain text (quotes and escapes removed, no expansion, glob or
- * tilde), else null. With `allowGlobText`, glob characters count as their own text (for heredoc
- * delimiters, which are never globbed).
- */
-export function literalOf(w: Word, allowGlobText = false): string | null {
-  let out = "";
-  for (const p of w.parts) {
-    if (p.t === "lit") out += p.v;
-    else if (p.t === "glob" && allowGlobText) out += p.v;
-    else return null;
-  }
-  return out;
-}
-
 /** Text with `$…` and backticks (an unquoted heredoc body, a `${…}` body) as word parts. */
 function expandableText(text: string, depth: number): Part[] {
   const p = new Parser(text, depth);
@@ -564,81 +495,4 @@ function mergeScripts(scripts: Script[]): Script {
     compound: scripts.some((s) => s.compound),
     background: scripts.some((s) => s.background),
   };
-}
-
-/** The `]` closing a bracket expression that starts at `i`, within the same word; -1 if none. */
-function bracketEnd(s: string, i: number): number {
-  let j = i + 1;
-  if (s[j] === "!" || s[j] === "^") j++;
-  if (s[j] === "]") j++;
-  for (; j < s.length; j++) {
-    // a scan per `[` would make `[[[[…` quadratic; no real bracket expression is this long
-    if (j - i > MAX_BRACKET) throw new ShellParseError(`a [ followed by more than ${MAX_BRACKET} characters of one word is not checked`);
-    const c = s[j]!;
-    if (c === "]") return j;
-    if (c === "\\") j++;
-    else if (c === "[" && /[:=.]/.test(s[j + 1] ?? "")) {
-      // a class [:alpha:], an equivalence class [=a=] or a collating symbol [.a.]: its own ] does not close
-      const close = s.indexOf(s[j + 1]! + "]", j + 2);
-      if (close < 0) return -1;
-      j = close + 1;
-    } else if (c === "'") {
-      const e = s.indexOf("'", j + 1);
-      if (e < 0) return -1;
-      j = e;
-    } else if (c === '"') {
-      const e = s.indexOf('"', j + 1);
-      if (e < 0) return -1;
-      j = e;
-    } else if (META.has(c)) return -1;
-  }
-  return -1;
-}
-
-function braceEnd(s: string, i: number): number {
-  let depth = 1;
-  for (let j = i; j < s.length; j++) {
-    const c = s[j]!;
-    if (c === "\\") j++;
-    else if (c === "{") depth++;
-    else if (c === "}" && --depth === 0) return j;
-  }
-  return -1;
-}
-
-/** The index of the `))` closing an arithmetic expansion whose body starts at `i`, or -1. */
-function arithEnd(s: string, i: number): number {
-  let depth = 0;
-  for (let j = i; j < s.length; j++) {
-    const c = s[j]!;
-    if (c === "(") depth++;
-    else if (c === ")") {
-      if (depth === 0) return s[j + 1] === ")" ? j : -1;
-      depth--;
-    }
-  }
-  return -1;
-}
-
-/** Every simple command in the script, including those inside substitutions, heredoc bodies aside. */
-export function allCommands(script: Script): Command[] {
-  const out: Command[] = [];
-  const visit = (sc: Script) => {
-    for (const c of sc.commands) {
-      out.push(c);
-      for (const w of [...c.assigns, ...c.words, ...c.redirects.map((r) => r.target)]) for (const s of subScripts(w.parts)) visit(s);
-      for (const r of c.redirects) if (r.heredoc) for (const s of subScripts(r.heredoc.parts)) visit(s);
-    }
-  };
-  visit(script);
-  return out;
-}
-
-export function subScripts(parts: readonly Part[]): Script[] {
-  const out: Script[] = [];
-  for (const p of parts) {
-    if (p.t === "sub") out.push(p.script);
-    if (p.t === "arith") out.push(...p.subs);
-  }
-  return out;
 }

@@ -4,7 +4,7 @@
  * Expansions the gate can know are filled in: `~`, `$HOME`, `$PWD`, numeric parameters and
  * `$((…))`, `$(pwd)`, and `$(cat <<'EOF' … EOF)` (the common way to pass a literal message). Pure.
  */
-import { literalOf, type Part, type Script, type Word } from "./parse.ts";
+import { literalOf, type Part, type Script, type Word } from "./nodes.ts";
 
 /** A glob token: a literal character, `?`, `*`, a bracket class, or an unknown expansion (`any`). */
 export type Tok =
