@@ -118,7 +118,7 @@ export interface LeaseBashContext {
 }
 
 /** Bounds on the work one decision may take: beyond them the command is refused as too long to check. */
-export const LEASE_LIMITS = { commands: 400, cds: 16, words: 8000, bytes: 1024 * 1024 } as const;
+export const LEASE_LIMITS = { commands: 400, cds: 16, words: 4000, bytes: 1024 * 1024 } as const;
 
 /** What one decision has spent so far, across nested shell text and scripts. */
 interface Budget {
