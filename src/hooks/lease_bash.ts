@@ -131,6 +131,12 @@ interface Budget {
 interface Checking extends LeaseBashContext {
   budget: Budget;
   view: ScriptView;
+  /**
+   * A script read from disk, which the user's project may hold by the hundred: only what it names
+   * literally is judged (protected paths, longrun's host commands, whole-tree operations, the
+   * scripts it runs); words it computes are left to the operating system's sandbox.
+   */
+  lenient?: boolean;
 }
 
 /** Why `command` is refused under any lease, or null when nothing here objects. */
@@ -151,7 +157,7 @@ function scriptRefusal(script: Script, outer: Checking, depth: number): string |
   outer.budget.commands += commands.length;
   if (outer.budget.commands > LEASE_LIMITS.commands) return `it holds more than ${LEASE_LIMITS.commands} simple commands (nested ones included), too many to check; split it into several calls`;
   const c: Checking = { ...outer, view: scriptView(commands) };
-  if (commands.some((cmd) => [...cmd.assigns, ...cmd.words].some((w) => /^IFS\+?=/.test(w.raw) || (literalOf(w) ?? "").startsWith("IFS=")))) {
+  if (!c.lenient && commands.some((cmd) => [...cmd.assigns, ...cmd.words].some((w) => /^IFS\+?=/.test(w.raw) || (literalOf(w) ?? "").startsWith("IFS=")))) {
     return "it sets IFS, which changes how every later word splits, so longrun cannot tell what the words become";
   }
   const dotglob = commands.some((cmd) => {
@@ -170,6 +176,7 @@ function scriptRefusal(script: Script, outer: Checking, depth: number): string |
       const words = expand(cmd.words, ctx);
       if (typeof words === "string") return words;
       const next = cdTarget(words.map((w) => (w.literal ? w.text : null)), cwd, c.env.home);
+      if (next === "unknown" && c.lenient) continue;
       if (next === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
       if (next !== null) dirs.add(next);
       if (dirs.size > LEASE_LIMITS.cds) return `it may end up in more than ${LEASE_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
@@ -205,12 +212,18 @@ interface Arg {
   literal: boolean;
 }
 
-function expand(words: readonly Word[], c: LeaseBashContext): Arg[] | string {
+function expand(words: readonly Word[], c: Checking): Arg[] | string {
   const out: Arg[] = [];
   for (const w of words) {
     const alts = wordPatterns(w, c.env);
     if (alts === null) return `${shown(w.raw)} expands to too many words to check`;
     for (const a of alts) {
+      if (hasAny(a) && c.lenient) {
+        // computed: the sandbox's to judge, but a literal part that names a protected place is plain (`"$X"/.longrun`)
+        const t = textHit(textOf(a), "write", c.protect);
+        if (t) return `${shown(w.raw)} names ${t}`;
+        continue;
+      }
       if (hasAny(a)) {
         return `longrun cannot tell what ${shown(w.raw)} expands to, and under any lease a word that could name longrun's files is refused; spell the path out`;
       }
@@ -249,8 +262,9 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
 
   const program = words[0];
   if (!program) return null;
-  if (!program.literal) return `the program ${shown(program.raw)} is a pattern, so longrun cannot tell what runs`;
+  if (!program.literal && !c.lenient) return `the program ${shown(program.raw)} is a pattern, so longrun cannot tell what runs`;
   const texts = words.map((w) => w.text);
+  const strict = !c.lenient;
 
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
@@ -259,10 +273,11 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
     if (w.literal && isLongrunProgram(w.text, c.protect) && !(i === 0 && AGENT_SUBCOMMANDS.has(texts[1] ?? ""))) {
       return `it runs or handles longrun's executable (${shown(w.raw)} ${texts[i + 1] ?? ""}); only \`longrun status\` is the agent's, the rest is the user's side`;
     }
-    if (!w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${shown(w.raw)} could name longrun's executable`;
-    if (COMMAND_BUILDERS.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
+    // an operand pattern names the executable only through what it matches on disk (pathHit above)
+    if (i === 0 && !w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${shown(w.raw)} could name longrun's executable`;
+    if (strict && COMMAND_BUILDERS.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
     const interp = INTERPRETERS.find((x) => x.name.test(name));
-    if (interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none")) {
+    if (strict && interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none")) {
       return `${name} runs code given inline, which longrun cannot check; write the code to a file in the project and run that file`;
     }
     if (name === "git") {
@@ -273,7 +288,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       const why = sedRefusal(texts.slice(i + 1));
       if (why) return why;
     }
-    const commandOptions = w.literal ? COMMAND_OPTIONS[name] : undefined;
+    const commandOptions = w.literal && strict ? COMMAND_OPTIONS[name] : undefined;
     if (commandOptions) {
       const bad = texts.slice(i + 1).find((t) => commandOptions.some((o) => t === o || t.startsWith(o + "=") || (o.length === 2 && t.startsWith(o) && !t.startsWith("--")) || (name === "ssh" && /proxycommand|localcommand|permitlocalcommand/i.test(t))));
       if (bad) return `${name} ${bad} hands ${name} a command to run, which longrun cannot check`;
@@ -298,7 +313,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       const why = fileListRefusal(name, texts.slice(i + 1), c);
       if (why) return why;
     }
-    if (w.literal && name === "tar") {
+    if (strict && w.literal && name === "tar") {
       const renames = texts.slice(i + 1).find((t) => /^--(transform|xform)(=|$)/.test(t));
       if (renames) return `tar ${renames.split("=")[0]} renames what it writes, so longrun cannot tell where the files land`;
     }
@@ -319,10 +334,10 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
     const why = nestedRefusal(texts.slice(1).join(" "), c, depth);
     if (why) return `eval: ${why}`;
   }
-  if (SCHEDULERS.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
+  if (strict && SCHEDULERS.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
   const findAt = words.findIndex((w) => w.literal && basename(w.text) === "find");
   if (findAt >= 0) {
-    const why = findRefusal(words.slice(findAt + 1), dotglob) ?? findTreeRefusal(texts.slice(findAt + 1), c);
+    const why = (strict ? findRefusal(words.slice(findAt + 1), dotglob) : null) ?? findTreeRefusal(texts.slice(findAt + 1), c);
     if (why) return why;
   }
   return null;
@@ -424,7 +439,7 @@ const CODE_RUNNERS = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|perl[0-9.]*|ruby[0
 function runRefusal(texts: readonly string[], i: number, at: number, c: Checking, depth: number): string | null {
   const t = texts[i]!;
   const name = basename(t);
-  const shell = (text: string) => nestedRefusal(text, c, depth);
+  const shell = (text: string) => nestedRefusal(text, { ...c, lenient: true }, depth);
   if ((t === "source" || t === ".") && texts[i + 1]) return scriptFileRefusal(texts[i + 1]!, "shell", at, c.view, c.protect, shell);
   if (t.includes("/") && !isLongrunProgram(t, c.protect)) {
     const why = scriptFileRefusal(t, "program", at, c.view, c.protect, shell);
@@ -467,15 +482,15 @@ function shellRefusal(cmd: Command, words: Arg[], at: number, index: number, c: 
   const operand = after.find((w, k) => !w.text.startsWith("-") && !w.text.startsWith("+") && !(k > 0 && /^([-+][oO]|--rcfile|--init-file)$/.test(after[k - 1]!.text)));
   const rc = after.findIndex((w) => w.text === "--rcfile" || w.text === "--init-file");
   if (rc >= 0 && after[rc + 1]) {
-    const why = scriptFileRefusal(after[rc + 1]!.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
+    const why = scriptFileRefusal(after[rc + 1]!.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, { ...c, lenient: true }, depth));
     if (why) return why;
   }
-  if (operand) return scriptFileRefusal(operand.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
+  if (operand) return scriptFileRefusal(operand.text, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, { ...c, lenient: true }, depth));
   if (at === 0 && cmd.stdin === "file") {
     const from = cmd.redirects.find((r) => r.op === "<" && r.fd === null);
     const file = from ? literalOf(from.target) : null;
     if (file === null) return "a shell reading commands from a file longrun cannot name";
-    return scriptFileRefusal(file, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, c, depth));
+    return scriptFileRefusal(file, "shell", index, c.view, c.protect, (text) => nestedRefusal(text, { ...c, lenient: true }, depth));
   }
   if (at === 0 && cmd.stdin === "data") {
     const h = cmd.redirects.find((r) => r.heredoc)?.heredoc;

@@ -366,7 +366,8 @@ function unbudgetedPathHit(tokens: readonly Tok[], access: Access, ctx: ProtectC
   const shown = "/" + segs.map(segText).join("/");
   const rule = ruleFor(segs, access, (dir) => isLongrunRoot(dir, ctx), dotglob);
   if (rule) return { rule, path: shown, what: rule.what };
-  if (access === "write" && exeHit(segs, ctx, dotglob)) return { rule: null, path: shown, what: "longrun's own executable" };
+  // a pattern names the executable only through what it matches on disk (checked below)
+  if (access === "write" && literal && exeHit(segs, ctx, dotglob)) return { rule: null, path: shown, what: "longrun's own executable" };
   if (literal) {
     diskOps++;
     try {

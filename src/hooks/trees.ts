@@ -26,6 +26,13 @@ const RULES: Readonly<Record<TreeAccess, (r: ProtectedRule) => boolean>> = {
   change: () => true,
 };
 
+/**
+ * Directories of installed dependencies and caches, rebuilt by their tools and often huge: a
+ * deletion does not walk into them (a longrun root is never kept there), so `rm -rf node_modules`
+ * is decided without reading a hundred thousand entries. Reads and changes still walk them.
+ */
+const DEPENDENCY_DIRS = new Set(["node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".next", ".nuxt", ".turbo", ".parcel-cache"]);
+
 /** Every name that appears in a rule: only entries with one of these names are checked in full. */
 const RULE_NAMES = new Set(PROTECTED.flatMap((r) => r.segments.flat()).filter((n) => n !== "*"));
 
@@ -75,6 +82,7 @@ function walk(dir: string, access: TreeAccess, ctx: ProtectContext, followLinks:
       if (rule && (place === "/proc" || statOk(path))) return { rule, path, what: rule.what };
     }
   }
+  if (access === "delete" && DEPENDENCY_DIRS.has(abs.slice(abs.lastIndexOf("/") + 1))) return null;
   const inodes = access === "delete" ? new Set<string>() : protectedInodes(ctx);
   const seen = new Set<string>([abs]);
   const todo = [abs];
@@ -111,7 +119,9 @@ function walk(dir: string, access: TreeAccess, ctx: ProtectContext, followLinks:
           }
           todo.push(target);
         }
-      } else if (e.isDirectory()) todo.push(path);
+      } else if (e.isDirectory()) {
+        if (!(access === "delete" && DEPENDENCY_DIRS.has(name))) todo.push(path);
+      }
       else if (e.isFile() && inodes.size) {
         try {
           countDisk();

@@ -149,6 +149,22 @@ describe("attacks on the gate, decided in process", () => {
     for (const [cmd, kind] of await kinds(["bash fine.sh", "sh fine.sh", "python3 script.py", "npm test", "make"])) assert.equal(kind, "lease", cmd);
   });
 
+  test("a script on disk is judged by what it names: variables and loops pass, a literal protected name does not", async () => {
+    writeFileSync(join(root, "build.sh"), '#!/bin/sh\nset -e\nIFS=$(printf "\\n")\nDIR=$(cd "$(dirname "$0")" && pwd)\nfor f in "$DIR"/src/*.ts; do echo "$f" | xargs wc -l; done\n$CC -o out "$@"\ncd "$DIR" && rm -rf build\npython3 -c "print(1)"\nfind "$DIR" -name "*.o" -delete\n');
+    writeFileSync(join(root, "computed.sh"), '#!/bin/sh\nX=$(pwd)\nrm -rf "$X"/.lo"ng"run\n');
+    writeFileSync(join(root, "serve.sh"), "#!/bin/sh\nfor d in $(ls); do echo $d; done\nlongrun serve < /dev/null\n");
+    writeFileSync(join(root, "tree.sh"), '#!/bin/sh\ncd "$1"\nrm -rf .\n');
+    assert.equal((await decide(bash("sh build.sh"))).kind, "lease");
+    for (const cmd of ["sh computed.sh", "sh serve.sh", "sh tree.sh"]) assert.equal((await decide(bash(cmd))).kind, "deny", cmd);
+    // an agent's own command is judged strictly: the same words typed in are refused
+    assert.equal((await decide(bash('X=$(pwd); rm -rf "$X/build"'))).kind, "deny");
+  });
+
+  test("under a lease, operand patterns and dependency directories do not stand in the way of ordinary work", async () => {
+    mkdirSync(join(root, "node_modules", "pkg", ".longrun"), { recursive: true });
+    for (const [cmd, kind] of await kinds(["cp -r src/* /tmp/x", "rm -f src/*.o", "rm -rf node_modules"])) assert.equal(kind, "lease", cmd);
+  });
+
   test("under a lease, find -exec of a whole-tree command, file lists and scripts fed through a device are refused", async () => {
     writeFileSync(join(root, "dot.txt"), ".\n");
     writeFileSync(join(root, "files.txt"), "src/a.ts\n");

@@ -97,6 +97,11 @@ describe("the hostile corpus against the binary's PreToolUse hook", () => {
     writeFileSync(join(root, "evil.sh"), "rm -rf .lo" + "ngrun\n");
     chmodSync(join(root, "evil.sh"), 0o755);
     writeFileSync(join(root, "list-of-dot.txt"), ".\n");
+    // a project's own script, with variables and loops, and one that computes a protected name
+    writeFileSync(join(root, "build.sh"), '#!/bin/sh\nset -e\nDIR=$(cd "$(dirname "$0")" && pwd)\nfor f in "$DIR"/src/*.ts; do echo "$f"; done\nrm -rf "$DIR/build"\npython3 -c \'print(1)\'\n');
+    chmodSync(join(root, "build.sh"), 0o755);
+    writeFileSync(join(root, "evil-computed.sh"), '#!/bin/sh\nX=$(pwd)\nrm -rf "$X"/.lo"ng"run\n');
+    chmodSync(join(root, "evil-computed.sh"), 0o755);
     writeFileSync(join(root, "ok.sh"), "echo fine\n");
     chmodSync(join(root, "ok.sh"), 0o755);
     writeFileSync(join(root, "evil.py"), "import shutil\nshutil.rmtree('.lo" + "ngrun')\n");
