@@ -28,7 +28,7 @@ import { cdTarget } from "./shell/cd.ts";
 import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
 import { fileListHit, makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
-import { gitAddRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
+import { gitAddRefusal, gitTrackedRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
 import { FIND_ACTIONS, findRefusal, gitConfigOverride, gitConfigWrite, sedRefusal } from "./lease_programs.ts";
 
 /** Interpreters, by name pattern, with the options that hand them code inline. */
@@ -306,7 +306,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       if (why) return why;
     }
     if (w.literal && TREE_PROGRAMS.has(name)) {
-      const why = treeOperationRefusal(texts.slice(i), c.protect) ?? (name === "git" ? gitAddRefusal(texts.slice(i), c.protect, c.view.makesRepository) : null);
+      const why = treeOperationRefusal(texts.slice(i), c.protect) ?? (name === "git" ? gitAddRefusal(texts.slice(i), c.protect, c.view.makesRepository) ?? gitTrackedRefusal(texts.slice(i), c.protect) : null);
       if (why) return why;
     }
     if (w.literal && (name === "tar" || name === "rsync" || name === "zip" || name === "cpio")) {

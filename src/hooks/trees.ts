@@ -364,3 +364,29 @@ export function gitAddRefusal(words: readonly string[], ctx: ProtectContext, rep
   }
   return null;
 }
+
+/** git subcommands that rewrite tracked files in the work tree from the index or history. */
+const GIT_REWRITES = new Set(["checkout", "restore", "reset", "switch", "stash", "merge", "rebase", "pull", "cherry-pick", "revert", "apply", "am", "read-tree", "checkout-index"]);
+
+/**
+ * A git command that rewrites tracked files (`git checkout -- .`, `git reset --hard`, `git stash`)
+ * would overwrite a protected file that the repository tracks (committed once, by anyone) with an
+ * older copy: refused while any is tracked, naming it.
+ */
+export function gitTrackedRefusal(words: readonly string[], ctx: ProtectContext): string | null {
+  if ((words[0] ?? "").split("/").at(-1) !== "git") return null;
+  const rest = words.slice(1);
+  const at = subcommandAt(rest);
+  if (at < 0 || !GIT_REWRITES.has(rest[at]!)) return null;
+  const cwd = gitDirectory(rest.slice(0, at), ctx.cwd);
+  const top = repositoryTop(cwd);
+  if (top === null) return null;
+  const specs = [":(top,glob,icase)**/.longrun/**", ":(top,glob,icase)**/memory.db*", ":(top,glob,icase)**/raw_data/**", ":(top,glob,icase)**/.claude/**", ":(top,glob,icase)**/.claude.json"];
+  const r = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "ls-files", "-z", "--full-name", "--", ...specs], { cwd, encoding: "utf8", timeout: 3000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+  if (r.error) return `git ${rest[at]} could not be checked (${r.error.message})`;
+  for (const p of (r.stdout ?? "").split("\0").filter(Boolean)) {
+    const rule = literalRule(`${top}/${p}`, RULES.delete, ctx);
+    if (rule) return `git ${rest[at]} rewrites tracked files, and this repository tracks ${rule.what} (${top}/${p}), which it could overwrite with an older copy; ask the user to untrack it (git rm --cached) and ignore it`;
+  }
+  return null;
+}

@@ -195,6 +195,20 @@ describe("attacks on the gate, decided in process", () => {
     for (const cmd of ["git add -f .", "git clean -fdx", "git clean -fX", "git stash -a", "git stash push --all"]) assert.equal((await decide(bash(cmd), rc)).kind, "deny", cmd);
   });
 
+  test("git commands that rewrite tracked files are refused while the repository tracks a protected file", async () => {
+    const tracked = tempDir("longrun-attacks-tracked-");
+    try {
+      layRoot(tracked);
+      execFileSync("git", ["init", "-q", tracked]);
+      const tc = contextFor(tracked);
+      for (const cmd of ["git checkout -- .", "git reset --hard", "git stash"]) assert.equal((await decide(bash(cmd), tc)).kind, "lease", cmd);
+      execFileSync("git", ["-C", tracked, "add", "-f", ".longrun/hooks.json"]);
+      for (const cmd of ["git checkout -- .", "git restore .", "git reset --hard", "git stash", "git switch main"]) assert.equal((await decide(bash(cmd), tc)).kind, "deny", cmd);
+    } finally {
+      removeDir(tracked);
+    }
+  });
+
   test("a tree walk sees links, hard links and nested roots, and refuses a tree too large to check", () => {
     assert.equal(treeHit("src", "read", c.protect), null);
     assert.equal(treeHit("linked", "read", c.protect), null); // not followed
