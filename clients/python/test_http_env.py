@@ -55,6 +55,29 @@ class HttpEnvTokensTest(unittest.TestCase):
         self.assertEqual(host.enable_writes("the user approved")["lease"]["granted_by"], "host:http")
         self.assertTrue(agent.require_writable("edit a.py")["ok"])
 
+    def test_an_agents_run_is_a_request_the_host_grants_narrowed_and_the_host_answers_a_park_for_the_user(self):
+        agent = LongrunHttpClient(self.info["url"], AGENT_TOKEN)
+        host = LongrunHttpClient(self.info["url"], HOST_TOKEN)
+        agent.start_task("compare the funds")
+        run = agent.start_run("w1", tools=["fetch", "shell"], sources=["*"], send=["provider-a"], budget={})["run"]
+        self.assertEqual((run["status"], run["grant"]["requested_by"]), ("requested", "agent:http"))
+        with self.assertRaises(Unauthorized) as refused:
+            agent.begin_receipt(run["run_id"], 1, "fetch", "k1", args={})
+        self.assertEqual(refused.exception.data["reason"], "run_not_granted")
+        with self.assertRaises(Unauthorized):
+            agent.grant_run(run["run_id"], "I approve myself")
+        granted = host.grant_run(run["run_id"], "fetch only", tools=["fetch"], budget={"tool_calls": 3})["run"]
+        self.assertEqual((granted["status"], granted["authorization"]["tools"], granted["grant"]["decided_by"]), ("running", ["fetch"], "host:http"))
+        self.assertFalse(agent.begin_receipt(run["run_id"], 1, "fetch", "k1", args={}, send_to="provider-a")["replayed"])
+        agent.park_run(run["run_id"], 1, "which fund is the baseline", for_user=True)
+        with self.assertRaises(Unauthorized):
+            agent.wake_run(run["run_id"], 1)
+        host.wake_run(run["run_id"], answer={"text": "fund A", "data": {"baseline": "A"}})
+        self.assertEqual(agent.get_run(run["run_id"])["run"]["answer"]["data"], {"baseline": "A"})
+        agent.finish_run(run["run_id"], 1, "stop")
+        child = agent.continue_run(run["run_id"], "w1", {})["run"]
+        self.assertEqual(host.refuse_run(child["run_id"], "enough")["run"]["status"], "refused")
+
     def test_from_token_file_reads_the_token_from_the_variable_the_file_names(self):
         with mock.patch.dict(os.environ, {"LONGRUN_AGENT_TOKEN": AGENT_TOKEN}):
             agent = LongrunHttpClient.from_token_file(self.info["token_file"], side="agent")

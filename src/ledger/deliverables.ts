@@ -13,7 +13,7 @@ import { coverage, type Coverage, type Range } from "../core/ledger/coverage.ts"
 import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import type { Blob } from "../store/blobs.ts";
 import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
-import type { Authorization } from "./runs.ts";
+import { type Authorization, authorizationOf } from "./runs.ts";
 
 export interface AdjustmentEvent {
   kind: "received" | "handed" | "satisfied";
@@ -86,7 +86,7 @@ export class Deliverables {
     const seq = seqOf(RUN_ID, runId, "run");
     const rs = await this.d.db.execute({ sql: "SELECT task_id, authorization FROM runs WHERE seq = ?", args: [seq] });
     if (!rs.rows.length) throw new NotFoundError("run", runId);
-    return { seq, task_id: String(rs.rows[0]!.task_id), authorization: json(rs.rows[0]!.authorization, { tools: [], sources: [], scope: [] }) };
+    return { seq, task_id: String(rs.rows[0]!.task_id), authorization: authorizationOf(rs.rows[0]!.authorization) };
   }
 
   // --- adjustments ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import { settleAllowed, beginVerdict } from "../core/ledger/receipts.ts";
 import type { Amounts, BudgetDimension, BudgetLimits } from "../core/ledger/budget.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
 import { addEvent, CHARGE_ID, fence, json, RECEIPT_ID, type Row, RUN_ID, seqOf } from "./common.ts";
-import { type BudgetStatus, type Receipt, RunLedger, toReceipt } from "./runs.ts";
+import { GrantLedger } from "./grants.ts";
+import { type BudgetStatus, type Receipt, toReceipt } from "./runs.ts";
 
 export interface BeginInput {
   run_id: string;
@@ -17,6 +18,10 @@ export interface BeginInput {
   tool: string;
   idempotency_key: string;
   args_digest: string;
+  /** The source the effect reads, checked against the run's `sources`. */
+  source?: string;
+  /** The provider the effect sends data to, checked against the run's `send`. */
+  send_to?: string;
 }
 
 export interface SettleInput {
@@ -29,7 +34,7 @@ export interface SettleInput {
   evidence?: string;
 }
 
-export class EffectLedger extends RunLedger {
+export class EffectLedger extends GrantLedger {
   #noEffects(runId: string, status: BudgetStatus): BudgetExhaustedError {
     const why = status.exhausted
       ? `has reached its budget (${status.exhausted_by.join(", ")})`
@@ -73,6 +78,7 @@ export class EffectLedger extends RunLedger {
     const out = await this.d.db.write(async (tx) => {
       await fence(tx, seq, input.epoch, at);
       const run = await this.runRow(tx, seq);
+      this.requireGranted(run);
       const prev = await tx.execute({
         sql: "SELECT * FROM receipts WHERE run_seq = ? AND idempotency_key = ? ORDER BY attempt DESC LIMIT 1",
         args: [seq, input.idempotency_key],
@@ -102,7 +108,7 @@ export class EffectLedger extends RunLedger {
         });
       }
       this.requireStatus(run, ["running"], "begin an effect");
-      this.authorizeTool(run, input.tool);
+      this.authorizeEffect(run, input);
       const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
       if (!status.effects_allowed) throw this.#noEffects(input.run_id, status);
       const attempt = verdict.attempt;

@@ -10,19 +10,54 @@
 import type { Tx as Transaction } from "../memory/db.ts";
 import { type BudgetDimension, budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
+import { type Permissions, widerItems } from "../core/ledger/grant.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 
 /** A run's budget status, with the ids of its charges still of unknown amount (for budget.reconcile). */
 export type BudgetStatus = PureBudgetStatus & { unknown_charge_ids: string[] };
 
-export interface Authorization {
-  tools: string[];
-  sources: string[];
-  scope: string[];
+/** What a run may use: tools, sources, the providers data may be sent to (`send`), and its scope. */
+export type Authorization = Permissions;
+
+const NO_AUTHORIZATION: Authorization = { tools: [], sources: [], send: [], scope: [] };
+
+/** A run's authorization as stored (runs from before `send` existed send nowhere). */
+export function authorizationOf(v: unknown): Authorization {
+  return { ...NO_AUTHORIZATION, ...json<Partial<Authorization>>(v, {}) };
 }
 
-export type RunStatus = "running" | "parked" | "finished" | "cancelled" | "failed";
+/** `requested`: asked for by the agent side, waiting for the host; `refused`: the host said no. */
+export type RunStatus = "requested" | "running" | "parked" | "finished" | "cancelled" | "failed" | "refused";
+
+/** Who asked for a run, what was asked, and what the host decided, by whom, when and why. */
+export interface GrantRecord {
+  state: "requested" | "granted" | "refused";
+  requested_by: string;
+  requested_at: string;
+  request: { authorization: Authorization; budget: BudgetLimits };
+  decided_by: string | null;
+  decided_at: string | null;
+  reason: string | null;
+  /** The standing allowance (root settings) that granted it, when one did. */
+  standing: string | null;
+}
+
+/** The host's answer that woke a run parked for the user. */
+export interface HostAnswer {
+  text: string;
+  data: Record<string, unknown> | null;
+  by: string;
+  at: string;
+}
+
+/** The status a run shows: a request is stored parked, a refusal cancelled (schema version 8). */
+export function shownStatus(r: Row): RunStatus {
+  const grant = str(r.grant_state);
+  if (grant === "requested" && String(r.status) === "parked") return "requested";
+  if (grant === "refused") return "refused";
+  return String(r.status) as RunStatus;
+}
 
 export interface Run {
   run_id: string;
@@ -34,6 +69,12 @@ export interface Run {
   authorization: Authorization;
   budget_limits: BudgetLimits;
   parked_on: string | null;
+  /** Parked for the user: only the host wakes it, with its answer. */
+  parked_for_user: boolean;
+  /** The host's answer that last woke it (null when none). */
+  answer: HostAnswer | null;
+  /** The request and the host's decision (null for a run from before grants). */
+  grant: GrantRecord | null;
   outcome: string | null;
   gaps: string[];
   created_at: string;
@@ -63,12 +104,15 @@ export function toRun(r: Row): Run {
     run_id: RUN_ID.format(Number(r.seq)),
     task_id: String(r.task_id),
     parent_run_id: r.parent_seq === null ? null : RUN_ID.format(Number(r.parent_seq)),
-    status: String(r.status) as RunStatus,
+    status: shownStatus(r),
     owner: String(r.owner),
     epoch: Number(r.epoch),
-    authorization: json<Authorization>(r.authorization, { tools: [], sources: [], scope: [] }),
+    authorization: authorizationOf(r.authorization),
     budget_limits: json<BudgetLimits>(r.budget_limits, {}),
     parked_on: str(r.parked_on),
+    parked_for_user: Number(r.parked_for_user ?? 0) === 1,
+    answer: json<HostAnswer | null>(r.answer, null),
+    grant: json<GrantRecord | null>(r.grant_record, null),
     outcome: str(r.outcome),
     gaps: json<string[]>(r.gaps, []),
     created_at: String(r.created_at),
@@ -109,10 +153,10 @@ export type RunSummary = Run & { budget: BudgetStatus; open_items: number; check
 /** A continuation's authorization: the parent's, narrowed where asked; anything wider is refused. */
 function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentId: string): Authorization {
   const out: Authorization = { ...parent };
-  for (const k of ["tools", "sources", "scope"] as const) {
+  for (const k of ["tools", "sources", "send", "scope"] as const) {
     const want = narrow[k];
     if (want === undefined) continue;
-    const wider = parent[k].includes("*") ? [] : want.filter((x) => !parent[k].includes(x));
+    const wider = widerItems(parent[k], want);
     if (wider.length) {
       throw new UnauthorizedError(
         `Refused: a continuation may narrow run ${parentId}'s ${k}, never widen them: ${wider.map((x) => JSON.stringify(x)).join(", ")} ` +
@@ -125,11 +169,44 @@ function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentI
   return out;
 }
 
+/** The host's grant made with the request: by the host calling itself, or by a standing allowance. */
+export interface GrantNow {
+  by: string;
+  reason: string;
+  standing: string | null;
+  /** The budget granted (a standing allowance may narrow the one asked for). */
+  budget: BudgetLimits;
+}
+
 export interface StartRunInput {
   owner: string;
   authorization: Authorization;
   budget: BudgetLimits;
   constraints: string[];
+  /** Who asked (`agent:http`, `host:stdio`). */
+  requested_by: string;
+  /** Granted at once, or null: the run waits as a request until the host grants or refuses it. */
+  grant: GrantNow | null;
+}
+
+/** The grant columns of a new run: a request (stored parked), or a run granted at once. */
+function grantColumns(input: { authorization: Authorization; budget: BudgetLimits; requested_by: string; grant: GrantNow | null }, at: string) {
+  const record: GrantRecord = {
+    state: input.grant ? "granted" : "requested",
+    requested_by: input.requested_by,
+    requested_at: at,
+    request: { authorization: input.authorization, budget: input.budget },
+    decided_by: input.grant?.by ?? null,
+    decided_at: input.grant ? at : null,
+    reason: input.grant?.reason ?? null,
+    standing: input.grant?.standing ?? null,
+  };
+  return {
+    status: input.grant ? "running" : "parked",
+    grant_state: record.state,
+    record: JSON.stringify(record),
+    budget: JSON.stringify(input.grant ? input.grant.budget : input.budget),
+  };
 }
 
 export class RunLedger {
@@ -147,11 +224,13 @@ export class RunLedger {
   }
 
   protected requireStatus(run: Row, allowed: RunStatus[], doing: string): void {
-    if (!allowed.includes(String(run.status) as RunStatus)) {
-      throw new ConflictError(`Run ${RUN_ID.format(Number(run.seq))} is ${run.status}; it cannot ${doing} (it must be ${allowed.join(" or ")})`, {
+    const status = shownStatus(run);
+    if (!allowed.includes(status)) {
+      const hint = status === "requested" ? "; a requested run waits for the host: run.grant or run.refuse" : "";
+      throw new ConflictError(`Run ${RUN_ID.format(Number(run.seq))} is ${status}; it cannot ${doing} (it must be ${allowed.join(" or ")})${hint}`, {
         reason: "run_status",
         run_id: RUN_ID.format(Number(run.seq)),
-        status: String(run.status),
+        status,
       });
     }
   }
@@ -174,13 +253,15 @@ export class RunLedger {
         const merged = [...new Set([...json<string[]>(cur.rows[0]!.constraints, []), ...input.constraints])];
         await tx.execute({ sql: "UPDATE ledger_tasks SET constraints = ? WHERE task_id = ?", args: [JSON.stringify(merged), task.task_id] });
       }
+      const g = grantColumns(input, at);
       const rs = await tx.execute({
-        sql: `INSERT INTO runs(task_id, status, owner, epoch, authorization, budget_limits, created_at, updated_at)
-              VALUES (?, 'running', ?, 1, ?, ?, ?, ?) RETURNING seq`,
-        args: [task.task_id, input.owner, JSON.stringify(input.authorization), JSON.stringify(input.budget), at, at],
+        sql: `INSERT INTO runs(task_id, status, owner, epoch, authorization, budget_limits, grant_state, grant_record, created_at, updated_at)
+              VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+        args: [task.task_id, g.status, input.owner, JSON.stringify(input.authorization), g.budget, g.grant_state, g.record, at, at],
       });
       const seq = Number(rs.rows[0]!.seq);
-      await addEvent(tx, seq, 1, "started", { owner: input.owner }, at);
+      await addEvent(tx, seq, 1, input.grant ? "started" : "requested", { owner: input.owner, requested_by: input.requested_by }, at);
+      if (input.grant) await addEvent(tx, seq, 1, "granted", { by: input.grant.by, reason: input.grant.reason, standing: input.grant.standing }, at);
       return seq;
     });
     return toRun(await this.runRow(null, seq));
@@ -305,24 +386,37 @@ export class RunLedger {
    * given explicitly (never the parent's by default); the parent's unknown effects (and the parent's
    * own open items) travel as open items, never as results.
    */
-  async continueRun(parentId: string, input: { task_id: string; owner: string; budget: BudgetLimits; narrow: Partial<Authorization> }): Promise<{ run: Run; open_items: Receipt[] }> {
+  async continueRun(
+    parentId: string,
+    input: { task_id: string; owner: string; budget: BudgetLimits; narrow: Partial<Authorization>; requested_by: string; grant: GrantNow | null; check?: (authorization: Authorization) => void },
+  ): Promise<{ run: Run; open_items: Receipt[] }> {
     const parentSeq = seqOf(RUN_ID, parentId, "run");
     const at = this.now();
     const seq = await this.d.db.write(async (tx) => {
       const parent = await this.runRow(tx, parentSeq);
-      if (String(parent.status) === "running" || String(parent.status) === "parked") {
-        throw new ConflictError(`Run ${parentId} is still ${String(parent.status)}; finish or cancel it before continuing it in a new run (or claim it to recover the same run)`, {
+      const parentStatus = shownStatus(parent);
+      if (parentStatus === "running" || parentStatus === "parked" || parentStatus === "requested") {
+        throw new ConflictError(`Run ${parentId} is still ${parentStatus}; finish or cancel it before continuing it in a new run (or claim it to recover the same run)`, {
           reason: "run_status",
           run_id: parentId,
-          status: String(parent.status),
+          status: parentStatus,
+        });
+      }
+      if (parentStatus === "refused") {
+        throw new ConflictError(`Run ${parentId} was refused by the host: it was never granted, so there is nothing to continue; ask for a new run with run.start`, {
+          reason: "run_status",
+          run_id: parentId,
+          status: parentStatus,
         });
       }
       await this.requireRunnable(tx, input.task_id, "run.continue");
-      const authorization = narrowed(json<Authorization>(parent.authorization, { tools: [], sources: [], scope: [] }), input.narrow, parentId);
+      const authorization = narrowed(authorizationOf(parent.authorization), input.narrow, parentId);
+      input.check?.(authorization);
+      const g = grantColumns({ ...input, authorization }, at);
       const rs = await tx.execute({
-        sql: `INSERT INTO runs(task_id, parent_seq, status, owner, epoch, authorization, budget_limits, created_at, updated_at)
-              VALUES (?, ?, 'running', ?, 1, ?, ?, ?, ?) RETURNING seq`,
-        args: [input.task_id, parentSeq, input.owner, JSON.stringify(authorization), JSON.stringify(input.budget), at, at],
+        sql: `INSERT INTO runs(task_id, parent_seq, status, owner, epoch, authorization, budget_limits, grant_state, grant_record, created_at, updated_at)
+              VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+        args: [input.task_id, parentSeq, g.status, input.owner, JSON.stringify(authorization), g.budget, g.grant_state, g.record, at, at],
       });
       const seq = Number(rs.rows[0]!.seq);
       if (input.task_id !== String(parent.task_id)) {
@@ -337,7 +431,8 @@ export class RunLedger {
               WHERE r.status = 'unknown' AND (r.run_seq = ? OR r.seq IN (SELECT receipt_seq FROM open_items WHERE run_seq = ?))`,
         args: [seq, at, parentSeq, parentSeq],
       });
-      await addEvent(tx, seq, 1, "continued", { parent_run_id: parentId, owner: input.owner, task_id: input.task_id }, at);
+      await addEvent(tx, seq, 1, "continued", { parent_run_id: parentId, owner: input.owner, task_id: input.task_id, requested_by: input.requested_by }, at);
+      if (input.grant) await addEvent(tx, seq, 1, "granted", { by: input.grant.by, reason: input.grant.reason, standing: input.grant.standing }, at);
       await addEvent(tx, parentSeq, Number(parent.epoch), "continued_by", { run_id: RUN_ID.format(seq) }, at);
       return seq;
     });
@@ -350,9 +445,10 @@ export class RunLedger {
     epoch: number | null,
     allowed: RunStatus[],
     doing: string,
-    set: { status?: RunStatus; parked_on?: string | null; outcome?: string; gaps?: string[]; ended?: boolean },
+    set: { status?: RunStatus; parked_on?: string | null; parked_for_user?: boolean; answer?: string; outcome?: string; gaps?: string[]; ended?: boolean },
     event: string,
     detail: Record<string, unknown>,
+    check?: (run: Row) => void,
   ): Promise<Run> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = this.now();
@@ -360,12 +456,16 @@ export class RunLedger {
       if (epoch !== null) await fence(tx, seq, epoch, at);
       const run = await this.runRow(tx, seq);
       this.requireStatus(run, allowed, doing);
+      check?.(run);
       await tx.execute({
-        sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, outcome = COALESCE(?, outcome), gaps = COALESCE(?, gaps),
+        sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, parked_for_user = COALESCE(?, parked_for_user), answer = COALESCE(?, answer),
+              outcome = COALESCE(?, outcome), gaps = COALESCE(?, gaps),
               ended_at = CASE WHEN ? THEN ? ELSE ended_at END, updated_at = ? WHERE seq = ?`,
         args: [
           set.status ?? null,
           set.parked_on === undefined ? str(run.parked_on) : set.parked_on,
+          set.parked_for_user === undefined ? null : set.parked_for_user ? 1 : 0,
+          set.answer ?? null,
           set.outcome ?? null,
           set.gaps ? JSON.stringify(set.gaps) : null,
           set.ended ? 1 : 0,
@@ -379,12 +479,26 @@ export class RunLedger {
     return toRun(await this.runRow(null, seq));
   }
 
-  park(runId: string, epoch: number, waitingFor: string): Promise<Run> {
-    return this.lifecycle(runId, epoch, ["running"], "park", { status: "parked", parked_on: waitingFor }, "parked", { waiting_for: waitingFor });
+  /** Park a running run; parked `forUser`, only the host wakes it, with its answer. */
+  park(runId: string, epoch: number, waitingFor: string, forUser = false): Promise<Run> {
+    return this.lifecycle(runId, epoch, ["running"], "park", { status: "parked", parked_on: waitingFor, parked_for_user: forUser }, "parked", { waiting_for: waitingFor, for_user: forUser });
   }
 
-  wake(runId: string, epoch: number, reason: string): Promise<Run> {
-    return this.lifecycle(runId, epoch, ["parked"], "wake", { status: "running", parked_on: null }, "woken", { reason });
+  /**
+   * Wake a parked run. A run parked for the user is the host's to wake (`by` a host), and the
+   * host's answer is delivered to it (kept on the run: run.get and run.claim return it).
+   */
+  wake(runId: string, epoch: number | null, reason: string, by: { side: "host" | "agent"; name: string }, answer: { text: string; data?: Record<string, unknown> } | null): Promise<Run> {
+    const at = this.now();
+    const stored = answer ? JSON.stringify({ text: answer.text, data: answer.data ?? null, by: by.name, at } satisfies HostAnswer) : undefined;
+    return this.lifecycle(runId, epoch, ["parked"], "wake", { status: "running", parked_on: null, parked_for_user: false, answer: stored }, "woken", { reason, by: by.name, answer: answer ? { text: answer.text, data: answer.data ?? null } : null }, (run) => {
+      if (by.side !== "host" && Number(run.parked_for_user ?? 0) === 1) {
+        throw new UnauthorizedError(
+          `Refused: run ${runId} is parked for the user (${str(run.parked_on) ?? "an answer"}); only the host wakes it, with the user's answer (run.wake with answer, host side)`,
+          { reason: "parked_for_user", run_id: runId, method: "run.wake", side_required: "host", side: by.side },
+        );
+      }
+    });
   }
 
   /** Stop the current request so the next adopts an adjustment. The run goes on running. */
@@ -394,7 +508,7 @@ export class RunLedger {
 
   /** The user stops the whole run. The host may cancel without an epoch; an agent must carry its epoch. */
   cancel(runId: string, epoch: number | null, reason: string, by: string): Promise<Run> {
-    return this.lifecycle(runId, epoch, ["running", "parked"], "be cancelled", { status: "cancelled", parked_on: null, ended: true }, "cancelled", { reason, by });
+    return this.lifecycle(runId, epoch, ["running", "parked", "requested"], "be cancelled", { status: "cancelled", parked_on: null, ended: true }, "cancelled", { reason, by });
   }
 
   /** The end of a run: its outcome and the gaps that remain open. A normal end never closes them. */
@@ -419,13 +533,36 @@ export class RunLedger {
     return { ...status, unknown_charge_ids: ids.rows.map((r) => CHARGE_ID.format(Number(r.seq))) };
   }
 
-  protected authorizeTool(run: Row, tool: string): void {
-    const auth = json<Authorization>(run.authorization, { tools: [], sources: [], scope: [] });
-    if (!auth.tools.includes(tool) && !auth.tools.includes("*")) {
+  /** A run the host has not granted begins no effect: the host grants it (run.grant) or refuses it. */
+  protected requireGranted(run: Row): void {
+    if (shownStatus(run) !== "requested") return;
+    const id = RUN_ID.format(Number(run.seq));
+    throw new UnauthorizedError(
+      `Refused: run ${id} is a request the host has not granted yet, so it begins no effect; the host must grant it (run.grant, as asked or narrowed) or refuse it (run.refuse); observe it with run.get`,
+      { reason: "run_not_granted", run_id: id, status: "requested", next: "run.grant" },
+    );
+  }
+
+  /**
+   * An effect's tool, the source it reads and the provider it sends data to must each be in the
+   * run's authorization (`tools`, `sources`, `send`; `"*"` allows any).
+   */
+  protected authorizeEffect(run: Row, effect: { tool: string; source?: string; send_to?: string }): void {
+    const auth = authorizationOf(run.authorization);
+    const id = RUN_ID.format(Number(run.seq));
+    const checks = [
+      { field: "tools", value: effect.tool, what: "tool" },
+      { field: "sources", value: effect.source, what: "source" },
+      { field: "send", value: effect.send_to, what: "sending data to" },
+    ] as const;
+    for (const c of checks) {
+      if (c.value === undefined) continue;
+      const allowed = auth[c.field];
+      if (allowed.includes(c.value) || allowed.includes("*")) continue;
       throw new UnauthorizedError(
-        `Refused: tool ${JSON.stringify(tool)} is not in run ${RUN_ID.format(Number(run.seq))}'s authorization (${auth.tools.join(", ") || "no tools"}); ` +
-          `a run's permissions are fixed when it starts`,
-        { run_id: RUN_ID.format(Number(run.seq)), tool, allowed: auth.tools },
+        `Refused: ${c.what} ${JSON.stringify(c.value)} is not in run ${id}'s authorization (${c.field}: ${allowed.join(", ") || "none"}); ` +
+          `a run's permissions are what the host granted; ask for more in a new run or continuation`,
+        { run_id: id, field: c.field, [c.field === "tools" ? "tool" : c.field === "sources" ? "source" : "send_to"]: c.value, allowed },
       );
     }
   }

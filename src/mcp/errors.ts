@@ -21,6 +21,8 @@ const HOST_WORDS: Record<string, string> = {
   "turn.begin": "the user's next message",
   "turn.end": "the end of the turn",
   "adjust.receive": "the user",
+  "run.grant": "the user's approval of the run",
+  "run.refuse": "the user's refusal",
 };
 
 const TOOL_OF = new Map(TOOLS.map((t) => [t.method, t.name]));
@@ -79,6 +81,12 @@ export function mcpMessage(error: ErrorObject, w: Wording): string {
       }
       break;
     }
+    case "unauthorized":
+      if (d.reason === "run_not_granted") {
+        return `Not approved yet: run ${d.run_id} is your request, and the user has not approved it, so it begins nothing. Wait for the user to approve it (maybe narrowed) or refuse it; ${tool("run_get", w, "the run's status tells")} when it is running`;
+      }
+      if (d.reason === "parked_for_user") return `Run ${d.run_id} waits for the user: only the user wakes it, with the answer. Wait for it`;
+      break;
     case "no_active_task":
       if (typeof d.status === "string") return `No open task: task ${d.task_id} is ${d.status}. ${cap(tool("task_start", w, "ask the user to start a new task"))} to begin a new one`;
       return `No task yet: ${tool("task_start", w, "ask the user to start a task")} with the user's request first`;

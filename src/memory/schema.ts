@@ -282,6 +282,24 @@ export const MIGRATIONS: Migration[] = [
     name: "blobs in the database (roots on a libSQL server keep long bodies and context here, not on a runner's disk)",
     sql: [`CREATE TABLE blobs (ref TEXT PRIMARY KEY, bytes BLOB NOT NULL, created_ms INTEGER NOT NULL)`],
   },
+  {
+    version: 8,
+    name: "run grants: a run the agent side asks for waits for the host's grant or refusal; parks for the user and the host's answer",
+    sql: [
+      // NULL: a run from before grants (granted when it started). 'requested' runs are stored as
+      // status 'parked' (the status CHECK of version 2 cannot change in place; they are open runs
+      // for every rule that counts them) and shown as status "requested"; a refused one is stored
+      // 'cancelled' and shown as "refused" (src/ledger/runs.ts, shownStatus)
+      `ALTER TABLE runs ADD COLUMN grant_state TEXT CHECK (grant_state IN ('requested','granted','refused'))`,
+      // what was asked, what was decided, by whom, when, why (JSON)
+      `ALTER TABLE runs ADD COLUMN grant_record TEXT`,
+      `ALTER TABLE runs ADD COLUMN parked_for_user INTEGER NOT NULL DEFAULT 0`,
+      // the host's answer that woke the run (JSON: text, data, by, at)
+      `ALTER TABLE runs ADD COLUMN answer TEXT`,
+      // the user task's own terms, set by the host (JSON: constraints, desired_outcome, limits)
+      `ALTER TABLE ledger_tasks ADD COLUMN terms TEXT`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

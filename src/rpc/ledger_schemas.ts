@@ -2,13 +2,13 @@
 import * as v from "valibot";
 import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
 import { LIMITS } from "../core/limits.ts";
-import { longText, params, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
+import { jsonObject, longText, params, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
 const amount = v.pipe(v.number(), v.minValue(0), v.maxValue(1e15));
 const amounts = v.strictObject(Object.fromEntries(BUDGET_DIMENSIONS.map((d) => [d, v.optional(amount)])) as Record<(typeof BUDGET_DIMENSIONS)[number], v.OptionalSchema<typeof amount, undefined>>);
-const budget = v.strictObject({
+export const budget = v.strictObject({
   ...amounts.entries,
   unknown_ceiling: v.optional(amounts),
   deadline: v.optional(v.pipe(v.string(), v.isoTimestamp("deadline is an ISO 8601 instant such as 2026-12-01T18:00:00Z"))),
@@ -24,7 +24,10 @@ export const L = {
     owner: shortText(),
     tools: v.optional(stringList()),
     sources: v.optional(stringList()),
+    // the providers (or places) the run may send data to; checked at receipt.begin (send_to)
+    send: v.optional(stringList()),
     scope: v.optional(stringList()),
+    reason: v.optional(shortText()),
     budget: v.optional(budget),
     constraints: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
   }),
@@ -37,8 +40,22 @@ export const L = {
     budget,
     tools: v.optional(stringList()),
     sources: v.optional(stringList()),
+    send: v.optional(stringList()),
     scope: v.optional(stringList()),
+    reason: v.optional(shortText()),
   }),
+  // the host's decision on a requested run: as asked (lists and budget omitted) or narrowed
+  runGrant: params({
+    run_id: runId,
+    tools: v.optional(stringList()),
+    sources: v.optional(stringList()),
+    send: v.optional(stringList()),
+    scope: v.optional(stringList()),
+    budget: v.optional(budget),
+    deadline: v.optional(v.pipe(v.string(), v.isoTimestamp("deadline is an ISO 8601 instant such as 2026-12-01T18:00:00Z"))),
+    reason: shortText(),
+  }),
+  runRefuse: params({ run_id: runId, reason: shortText() }),
   runList: params({ task_id: taskIdField(), all_tasks: v.optional(v.boolean()) }),
   runCheckpoint: params({
     run_id: runId,
@@ -54,8 +71,14 @@ export const L = {
     ...amounts.entries,
     evidence: longText(),
   }),
-  runPark: params({ run_id: runId, epoch, waiting_for: shortText() }),
-  runWake: params({ run_id: runId, epoch, reason: v.optional(shortText()) }),
+  runPark: params({ run_id: runId, epoch, waiting_for: shortText(), for_user: v.optional(v.boolean()) }),
+  // the host may omit the epoch; answer (the user's, through the host) is the host's to give
+  runWake: params({
+    run_id: runId,
+    epoch: v.optional(epoch),
+    reason: v.optional(shortText()),
+    answer: v.optional(v.strictObject({ text: longText(), data: v.optional(jsonObject()) })),
+  }),
   runYield: params({ run_id: runId, epoch, reason: shortText(), request_id: v.optional(shortText()), adjustment_id: v.optional(shortText()) }),
   runCancel: params({ run_id: runId, epoch: v.optional(epoch), reason: shortText() }),
   runFinish: params({
@@ -72,6 +95,8 @@ export const L = {
     idempotency_key: shortText(),
     args: v.optional(v.unknown()),
     args_digest: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a sha256 hex digest"))),
+    source: v.optional(shortText()),
+    send_to: v.optional(shortText()),
   }),
   receiptSettle: params({
     run_id: runId,

@@ -35,6 +35,9 @@ export function params<E extends Record<string, v.GenericSchema<any, any>>>(entr
 
 const isJsonObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
+/** A JSON object param (`{...}`), not an array or a value. */
+export const jsonObject = () => v.pipe(v.custom<Record<string, unknown>>(isJsonObject, "data is a JSON object ({...}), not an array or a value"), v.record(v.string(), v.unknown()));
+
 /** A task of the root by id (`T_…`). */
 export const taskId = () => v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)"));
 /** A task of the root by id; absent: the current task. */

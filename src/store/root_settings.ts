@@ -2,6 +2,11 @@
  * A root's own settings, `<root>/.longrun/settings.json`, all optional:
  *
  *   {"lang": "zh"}     the language of checkpoint text for people: "en" (default), "zh" or "ko"
+ *   {"run_allowances": [{"name": "web research", "tools": ["fetch"], "sources": ["*"], "send": [],
+ *     "budget": {"cost": 2, "tool_calls": 50}}]}
+ *                      standing grants: a research run the agent side asks for (run.start, never a
+ *                      continuation) within one allowance's lists is granted at once, its budget
+ *                      capped by the allowance's; recorded as the host's (`host:settings`, the name)
  *
  * Read when a checkpoint is made (a request's `lang` wins). A missing file is the defaults; a file
  * that cannot be read or names an unknown language is reported here as an error, and the contract
@@ -9,6 +14,49 @@
  */
 import { readFileSync } from "node:fs";
 import { type CheckpointLang, isCheckpointLang } from "../core/checkpoint.ts";
+import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
+import { type Allowance, GRANT_LISTS } from "../core/ledger/grant.ts";
+
+function readSettings(path: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return null;
+    throw e;
+  }
+  const raw: unknown = JSON.parse(text);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error(`${path}: settings are a JSON object`);
+  return raw as Record<string, unknown>;
+}
+
+const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === "string");
+
+/**
+ * The host's standing allowances for research runs; none when the file or the key is missing. A
+ * malformed allowance is an error (the caller then grants nothing by it: a request waits for the host).
+ */
+export function readRunAllowances(path: string): Allowance[] {
+  const list = readSettings(path)?.run_allowances;
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${path}: run_allowances is a list of allowances`);
+  return list.map((a, i): Allowance => {
+    const where = `${path}: run_allowances[${i}]`;
+    if (typeof a !== "object" || a === null || Array.isArray(a)) throw new Error(`${where} is an object`);
+    const o = a as Record<string, unknown>;
+    if (typeof o.name !== "string" || !o.name) throw new Error(`${where}.name is a non-empty string`);
+    for (const k of GRANT_LISTS) if (o[k] !== undefined && !isStrings(o[k])) throw new Error(`${where}.${k} is a list of strings`);
+    const b = o.budget as Record<string, unknown> | undefined;
+    if (b !== undefined) {
+      if (typeof b !== "object" || b === null || Array.isArray(b)) throw new Error(`${where}.budget is an object`);
+      for (const [k, val] of Object.entries(b)) {
+        const ok = (BUDGET_DIMENSIONS as readonly string[]).includes(k) || k === "wall_seconds" ? typeof val === "number" && val >= 0 : k === "deadline" ? typeof val === "string" && !Number.isNaN(Date.parse(val)) : false;
+        if (!ok) throw new Error(`${where}.budget.${k} is not a budget limit (${BUDGET_DIMENSIONS.join(", ")}, wall_seconds, deadline)`);
+      }
+    }
+    return o as unknown as Allowance;
+  });
+}
 
 export function readCheckpointLang(path: string): CheckpointLang | null {
   let text: string;

@@ -12,6 +12,12 @@ export interface RpcError {
   data: Record<string, any>;
 }
 
+/**
+ * Methods the fixture calls as the host unless a side is given: it stands for a host driving the
+ * ledger, so its runs are granted when they start (an agent-side start is a request: pass "agent").
+ */
+const HOST_BY_DEFAULT = new Set(["run.start", "run.continue"]);
+
 export class RpcFixture {
   readonly dir = tempDir();
   /** Under LONGRUN_TEST_STORE=sqld, the root is on a libSQL server of its own (tests/sqld.ts). */
@@ -27,17 +33,18 @@ export class RpcFixture {
     return (await this.#d).roots.get();
   }
 
-  async call(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<{ result?: any; error?: RpcError }> {
-    return (await (await this.#d).handleMessage({ jsonrpc: "2.0", id: this.#id++, method, params }, { side, via: "test" })) as { result?: any; error?: RpcError };
+  async call(method: string, params: Record<string, unknown> = {}, side?: Side): Promise<{ result?: any; error?: RpcError }> {
+    const by: Side = side ?? (HOST_BY_DEFAULT.has(method) ? "host" : "agent");
+    return (await (await this.#d).handleMessage({ jsonrpc: "2.0", id: this.#id++, method, params }, { side: by, via: "test" })) as { result?: any; error?: RpcError };
   }
 
-  async ok(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<any> {
+  async ok(method: string, params: Record<string, unknown> = {}, side?: Side): Promise<any> {
     const a = await this.call(method, params, side);
     if (a.error) throw new Error(`${method} failed: ${JSON.stringify(a.error)}`);
     return a.result;
   }
 
-  async fail(method: string, params: Record<string, unknown> = {}, side: Side = "agent"): Promise<RpcError> {
+  async fail(method: string, params: Record<string, unknown> = {}, side?: Side): Promise<RpcError> {
     const a = await this.call(method, params, side);
     if (!a.error) throw new Error(`${method} unexpectedly succeeded: ${JSON.stringify(a.result)}`);
     return a.error;

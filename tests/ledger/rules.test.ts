@@ -207,7 +207,7 @@ describe("research-run rules through the binary", () => {
     assert.equal(wider.data.kind, "unauthorized");
     assert.deepEqual(wider.data.wider, ["the-web"]);
     const narrow = (await s.result("run.continue", { parent_run_id: run.run_id, owner: "x", budget: { cost: 1 }, tools: ["model"], scope: [] })).run;
-    assert.deepEqual(narrow.authorization, { tools: ["model"], sources: ["filings"], scope: [] });
+    assert.deepEqual(narrow.authorization, { tools: ["model"], sources: ["filings"], send: [], scope: [] });
     assert.deepEqual(narrow.budget_limits, { cost: 1 });
     assert.equal((await s.error("receipt.begin", { run_id: narrow.run_id, epoch: 1, tool: "fetch", idempotency_key: "k", args: {} })).data.kind, "unauthorized");
   });

@@ -20,7 +20,7 @@ describe("runs, ownership and receipts", () => {
     const got = await f.ok("run.get", { run_id: run.run_id });
     assert.equal(got.question, QUESTION);
     assert.deepEqual(got.constraints, ["Do not use my personal holdings", "Compare on the given date only"]);
-    assert.deepEqual(got.run.authorization, { tools: ["calc", "fetch"], sources: ["fund-docs"], scope: [] });
+    assert.deepEqual(got.run.authorization, { tools: ["calc", "fetch"], sources: ["fund-docs"], send: [], scope: [] });
     assert.equal(got.run.owner, "exec-A");
     assert.equal(got.run.status, "running");
   });
@@ -158,7 +158,7 @@ describe("runs, ownership and receipts", () => {
     assert.notEqual(cont.run.run_id, run.run_id);
     assert.equal(cont.run.parent_run_id, run.run_id);
     assert.equal(cont.run.epoch, 1);
-    assert.deepEqual(cont.run.authorization, { tools: ["calc", "fetch"], sources: ["fund-docs"], scope: [] });
+    assert.deepEqual(cont.run.authorization, { tools: ["calc", "fetch"], sources: ["fund-docs"], send: [], scope: [] });
     assert.deepEqual(cont.open_items.map((r: { receipt_id: string; status: string }) => [r.receipt_id, r.status]), [[open.receipt.receipt_id, "unknown"]]);
     const got = await f.ok("run.get", { run_id: cont.run.run_id });
     assert.equal(got.question, QUESTION);
@@ -180,7 +180,7 @@ describe("runs, ownership and receipts", () => {
     await f.ok("task.finish", { summary: "done" });
     await f.ok("task.start", { description: "an unrelated new question" });
     const fresh = (await f.ok("run.start", { owner: "exec-A" })).run;
-    assert.deepEqual(fresh.authorization, { tools: [], sources: [], scope: [] });
+    assert.deepEqual(fresh.authorization, { tools: [], sources: [], send: [], scope: [] });
     assert.equal((await f.fail("receipt.begin", { run_id: fresh.run_id, epoch: 1, tool: "calc", idempotency_key: "k", args: {} })).data.kind, "unauthorized");
   });
 
@@ -191,7 +191,7 @@ describe("runs, ownership and receipts", () => {
     const c = await f.ok("run.cancel", { run_id: run.run_id, reason: "the user stopped it" }, "host");
     assert.equal(c.run.status, "cancelled");
     const kinds = (await f.ok("run.get", { run_id: run.run_id })).events.map((e: { kind: string }) => e.kind);
-    assert.deepEqual(kinds, ["started", "yielded", "cancelled"]);
+    assert.deepEqual(kinds, ["started", "granted", "yielded", "cancelled"]);
     assert.equal((await f.fail("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "calc", idempotency_key: "k", args: {} })).data.reason, "run_status");
   });
 

@@ -99,6 +99,9 @@ describe("MCP refusals name MCP tools and the user's next step (SDK client, comp
     assert.match(noTask.text, /task_start/);
     await mcp.ok("task_start", { description: "research" });
     const run = (await mcp.ok("run_start", { owner: "w1" })).run;
+    const notGranted = await refused("receipt_begin", { run_id: run.run_id, epoch: 1, tool: "fetch", idempotency_key: "k", args: {} });
+    assert.equal(notGranted.data.reason, "run_not_granted");
+    await hostSide().result("run.grant", { run_id: run.run_id, reason: "go ahead" });
     await mcp.ok("run_claim", { run_id: run.run_id, owner: "w2" });
     const stale = await refused("run_park", { run_id: run.run_id, epoch: 1, waiting_for: "x" });
     assert.equal(stale.data.kind, "stale_epoch");

@@ -72,6 +72,8 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     const first = (await ok("task_start", { description: "Survey retrieval papers" })).task.task_id;
     const run = (await ok("run_start", { owner: "w1", tools: ["fetch", "model"], sources: ["https://example.org/a"], budget: { requests: 100, input_tokens: 100000, cost: 5 }, constraints: ["open access only"] })).run;
     assert.equal(run.epoch, 1);
+    assert.equal(run.status, "requested", "over MCP a run is the agent's request");
+    await hostSide().result("run.grant", { run_id: run.run_id, reason: "go ahead" });
     assert.equal((await ok("run_get", { run_id: run.run_id })).question, "Survey retrieval papers");
     assert.equal((await ok("run_list")).runs.length, 1);
     await ok("run_checkpoint", { run_id: run.run_id, epoch: 1, settled: ["3 sources read"], open: ["compare"] });
@@ -82,8 +84,12 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     assert.equal(charge.budget.effects_allowed, false, "an unknown amount with no ceiling stops new effects");
     assert.equal((await ok("budget_reconcile", { run_id: run.run_id, epoch: 1, charge_id: charge.charge_id, input_tokens: 900, evidence: "provider usage page" })).budget.effects_allowed, true);
     await ok("budget_status", { run_id: run.run_id });
-    assert.equal((await ok("run_park", { run_id: run.run_id, epoch: 1, waiting_for: "the user's key" })).run.status, "parked");
-    await ok("run_wake", { run_id: run.run_id, epoch: 1, reason: "key received" });
+    assert.equal((await ok("run_park", { run_id: run.run_id, epoch: 1, waiting_for: "the mirror to come back" })).run.status, "parked");
+    await ok("run_wake", { run_id: run.run_id, epoch: 1, reason: "mirror is back" });
+    await ok("run_park", { run_id: run.run_id, epoch: 1, waiting_for: "the user's key", for_user: true });
+    assert.equal((await mcp.refused("run_wake", { run_id: run.run_id, epoch: 1, reason: "I woke it" })).data.reason, "parked_for_user");
+    await hostSide().result("run.wake", { run_id: run.run_id, reason: "key given", answer: { text: "use key B", data: { key: "B" } } });
+    assert.equal((await ok("run_get", { run_id: run.run_id })).run.answer.text, "use key B");
     const claimed = (await ok("run_claim", { run_id: run.run_id, owner: "w2" })).run;
     assert.equal(claimed.epoch, 2);
     await hostSide().result("adjust.receive", { text: "also cover 2025", run_id: run.run_id });
@@ -104,6 +110,7 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     assert.equal(read.text, "hello");
     await ok("run_finish", { run_id: run.run_id, epoch: 2, outcome: "report saved", gaps: ["no 2025 data"] });
     const next = (await ok("run_continue", { parent_run_id: run.run_id, owner: "w3", budget: {} })).run;
+    assert.equal(next.status, "requested", "continuing is the user's choice: a request until the host grants it");
     assert.equal((await ok("run_cancel", { run_id: next.run_id, epoch: 1, reason: "the user stopped it" })).run.status, "cancelled");
     await ok("task_start", { description: "A second question" });
     const ref = (await ok("context_put", { label: "notes", content: "shared notes" })).ref;

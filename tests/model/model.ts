@@ -832,7 +832,8 @@ export class ModelRunner {
         const base = {
           method: "run.start",
           params: { owner: OWNERS[op.exec], tools: ["fetch"], ...(op.budget !== null ? { budget: { tool_calls: op.budget } } : {}) },
-          side: "agent" as Side,
+          // the host starts runs here (granted at once); an agent's start is a request (tests/ledger/grants.test.ts)
+          side: "host" as Side,
         };
         if (!cur || terminal(cur.status)) return { ...base, expect: err("no_active_task"), apply: none };
         if (m.openRuns(cur.id).length) return { ...base, expect: err("conflict", "run_active"), apply: none };
@@ -862,7 +863,7 @@ export class ModelRunner {
         const base = {
           method: "run.continue",
           params: { parent_run_id: parent.id, owner: OWNERS[op.exec], budget: op.budget !== null ? { tool_calls: op.budget } : {}, ...(tools ? { tools } : {}) },
-          side: "agent" as Side,
+          side: "host" as Side,
         };
         if (!cur || terminal(cur.status)) return { ...base, expect: err("no_active_task"), apply: none };
         if (parent.status === "running" || parent.status === "parked") return { ...base, expect: err("conflict", "run_status"), apply: none };

@@ -188,7 +188,8 @@ describe("surviving mutants, killed", () => {
         assert.equal(cancel.isError, true, `${target.name}: an agent cancels a run only with its epoch`);
         assert.equal(cancel.protocolError, -32602);
         assert.equal((await call("task_finish", { summary: "end it all", cancel_runs: true })).protocolError, -32602, `${target.name}: cancel_runs is the host's (not offered over MCP)`);
-        assert.equal((await call("run_get", { run_id: runR.run_id })).structuredContent.run.status, "running");
+        assert.equal(runR.status, "requested", `${target.name}: an agent's run is a request the host grants`);
+        assert.equal((await call("run_get", { run_id: runR.run_id })).structuredContent.run.status, "requested");
 
         await call("task_transition", { to: "waiting_verification", reason: "done, please review" });
         assert.equal(kind(await call("task_transition", { to: "completed", reason: "self-accepted" })), "unauthorized", `${target.name}: leaving waiting_verification`);

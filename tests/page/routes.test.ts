@@ -143,7 +143,7 @@ describe("status page routes (in-process)", () => {
 
   test("a page session opened with the agent's link sees the state but cannot grant, revoke or cancel", async () => {
     await rpc("task.start", { description: "page task" }, tokens.agent);
-    const { result } = await rpc("run.start", { owner: "w" }, tokens.agent);
+    const { result } = await rpc("run.start", { owner: "w" }, tokens.host);
     const agent = (await login(await mint(tokens.agent))) as Session;
     assert.equal(agent.side, "agent");
     const state = await app.request("/page/state", { headers: asSession(agent) });
@@ -159,7 +159,7 @@ describe("status page routes (in-process)", () => {
 
   test("a host session grants for this turn with a reason (recorded as host:page, with the HTTP time to live), revokes, and cancels a run", async () => {
     await rpc("task.start", { description: "page task" }, tokens.agent);
-    const { result } = await rpc("run.start", { owner: "w" }, tokens.agent);
+    const { result } = await rpc("run.start", { owner: "w" }, tokens.host);
     const host = (await login(codeOf(page.startLink(ORIGIN)))) as Session;
     const g = await act(asSession(host), { action: "grant", reason: "edit the docs", scope: ["docs/**"] });
     assert.equal(g.status, 200);

@@ -29,6 +29,7 @@ from .types import (
     FinishResult,
     GateResult,
     GrantResult,
+    HostAnswerIn,
     MemoryGetResult,
     MemoryItem,
     MemorySaveManyResult,
@@ -92,19 +93,21 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "memory.save": ("type", "title", "content", "keywords",),
     "memory.save_many": ("items",),
     "memory.search": ("query", "limit", "type", "cursor",),
-    "receipt.begin": ("run_id", "epoch", "tool", "idempotency_key", "args", "args_digest",),
+    "receipt.begin": ("run_id", "epoch", "tool", "idempotency_key", "args", "args_digest", "source", "send_to",),
     "receipt.list": ("run_id", "status",),
     "receipt.settle": ("run_id", "epoch", "receipt_id", "outcome", "result_ref", "error", "evidence",),
     "run.cancel": ("run_id", "reason", "epoch",),
     "run.checkpoint": ("run_id", "epoch", "settled", "open", "note",),
     "run.claim": ("run_id", "owner",),
-    "run.continue": ("parent_run_id", "owner", "budget", "tools", "sources", "scope",),
+    "run.continue": ("parent_run_id", "owner", "budget", "tools", "sources", "send", "scope", "reason",),
     "run.finish": ("run_id", "epoch", "outcome", "gaps", "status",),
     "run.get": ("run_id",),
+    "run.grant": ("run_id", "reason", "tools", "sources", "send", "scope", "budget", "deadline",),
     "run.list": ("task_id", "all_tasks",),
-    "run.park": ("run_id", "epoch", "waiting_for",),
-    "run.start": ("owner", "tools", "sources", "scope", "budget", "constraints",),
-    "run.wake": ("run_id", "epoch", "reason",),
+    "run.park": ("run_id", "epoch", "waiting_for", "for_user",),
+    "run.refuse": ("run_id", "reason",),
+    "run.start": ("owner", "tools", "sources", "send", "scope", "budget", "constraints", "reason",),
+    "run.wake": ("run_id", "epoch", "reason", "answer",),
     "run.yield": ("run_id", "epoch", "reason", "request_id", "adjustment_id",),
     "system.describe": (),
     "task.checkpoint": ("summary", "next_step", "phase", "kind", "data", "lang",),
@@ -222,9 +225,11 @@ class ContractMethods:
         """One memory record, whole body included."""
         return cast(MemoryGetResult, self._request("memory.get", _clean({"id": id})))
 
-    def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None) -> RunResult:
-        """Starts a run of the current task (epoch 1): owner, authorization snapshot, budget limits."""
-        return cast(RunResult, self._request("run.start", _clean({"owner": owner, "tools": tools, "sources": sources, "scope": scope, "budget": budget, "constraints": constraints})))
+    def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunResult:
+        """Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.
+        From the host it is granted at once; from the agent side it is ``requested`` until the host grants it.
+        """
+        return cast(RunResult, self._request("run.start", _clean({"owner": owner, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "constraints": constraints, "reason": reason})))
 
     def get_run(self, run_id: str) -> RunGetResult:
         """Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."""
@@ -234,9 +239,19 @@ class ContractMethods:
         """Same-run recovery: a new epoch; receipts begun but not settled become unknown."""
         return cast(RunClaimResult, self._request("run.claim", _clean({"run_id": run_id, "owner": owner})))
 
-    def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None) -> RunContinueResult:
-        """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items."""
-        return cast(RunContinueResult, self._request("run.continue", _clean({"parent_run_id": parent_run_id, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "scope": scope})))
+    def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunContinueResult:
+        """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.
+        From the agent side it is ``requested`` until the host grants it.
+        """
+        return cast(RunContinueResult, self._request("run.continue", _clean({"parent_run_id": parent_run_id, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "send": send, "scope": scope, "reason": reason})))
+
+    def grant_run(self, run_id: str, reason: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, deadline: Optional[str] = None) -> RunResult:
+        """Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."""
+        return cast(RunResult, self._request("run.grant", _clean({"run_id": run_id, "reason": reason, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "deadline": deadline})))
+
+    def refuse_run(self, run_id: str, reason: str) -> RunResult:
+        """Host: refuses a requested run; it ends as ``refused`` and begins no effect."""
+        return cast(RunResult, self._request("run.refuse", _clean({"run_id": run_id, "reason": reason})))
 
     def list_runs(self, task_id: Optional[str] = None, all_tasks: Optional[bool] = None) -> RunListResult:
         """A task's runs with budget, open items and newest checkpoint, and the task's total spend."""
@@ -246,13 +261,15 @@ class ContractMethods:
         """A run's own working summary (what is settled, what is open), fenced by its epoch."""
         return cast(RunCheckpointResult, self._request("run.checkpoint", _clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note})))
 
-    def park_run(self, run_id: str, epoch: int, waiting_for: str) -> RunResult:
-        """Parks a running run with what it waits for."""
-        return cast(RunResult, self._request("run.park", _clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for})))
+    def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None) -> RunResult:
+        """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."""
+        return cast(RunResult, self._request("run.park", _clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for, "for_user": for_user})))
 
-    def wake_run(self, run_id: str, epoch: int, reason: Optional[str] = None) -> RunResult:
-        """Wakes a parked run; identity, receipts and budget are kept."""
-        return cast(RunResult, self._request("run.wake", _clean({"run_id": run_id, "epoch": epoch, "reason": reason})))
+    def wake_run(self, run_id: str, epoch: Optional[int] = None, reason: Optional[str] = None, answer: Optional[HostAnswerIn] = None) -> RunResult:
+        """Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the
+        user's ``answer`` (``{"text": …, "data": {…}}``), delivered to the run.
+        """
+        return cast(RunResult, self._request("run.wake", _clean({"run_id": run_id, "epoch": epoch, "reason": reason, "answer": answer})))
 
     def yield_run(self, run_id: str, epoch: int, reason: str, request_id: Optional[str] = None, adjustment_id: Optional[str] = None) -> RunResult:
         """Records that a request stopped so the next adopts an adjustment; the run keeps running."""
@@ -266,11 +283,11 @@ class ContractMethods:
         """Ends a run with its outcome and the gaps still open."""
         return cast(RunResult, self._request("run.finish", _clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
-    def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None) -> ReceiptBeginResult:
+    def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None) -> ReceiptBeginResult:
         """Records a tool effect before it runs; a key that completed returns its result with ``replayed: True``.
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
         """
-        return cast(ReceiptBeginResult, self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest}, keep=('args',))))
+        return cast(ReceiptBeginResult, self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to}, keep=('args',))))
 
     def settle_receipt(self, run_id: str, epoch: int, receipt_id: str, outcome: ReceiptOutcome, result_ref: Optional[str] = None, error: Optional[str] = None, evidence: Optional[str] = None) -> ReceiptResult:
         """Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."""
@@ -435,9 +452,11 @@ class AsyncContractMethods:
         """One memory record, whole body included."""
         return cast(MemoryGetResult, await self._request("memory.get", _clean({"id": id})))
 
-    async def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None) -> RunResult:
-        """Starts a run of the current task (epoch 1): owner, authorization snapshot, budget limits."""
-        return cast(RunResult, await self._request("run.start", _clean({"owner": owner, "tools": tools, "sources": sources, "scope": scope, "budget": budget, "constraints": constraints})))
+    async def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunResult:
+        """Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.
+        From the host it is granted at once; from the agent side it is ``requested`` until the host grants it.
+        """
+        return cast(RunResult, await self._request("run.start", _clean({"owner": owner, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "constraints": constraints, "reason": reason})))
 
     async def get_run(self, run_id: str) -> RunGetResult:
         """Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."""
@@ -447,9 +466,19 @@ class AsyncContractMethods:
         """Same-run recovery: a new epoch; receipts begun but not settled become unknown."""
         return cast(RunClaimResult, await self._request("run.claim", _clean({"run_id": run_id, "owner": owner})))
 
-    async def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None) -> RunContinueResult:
-        """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items."""
-        return cast(RunContinueResult, await self._request("run.continue", _clean({"parent_run_id": parent_run_id, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "scope": scope})))
+    async def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunContinueResult:
+        """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.
+        From the agent side it is ``requested`` until the host grants it.
+        """
+        return cast(RunContinueResult, await self._request("run.continue", _clean({"parent_run_id": parent_run_id, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "send": send, "scope": scope, "reason": reason})))
+
+    async def grant_run(self, run_id: str, reason: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, deadline: Optional[str] = None) -> RunResult:
+        """Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."""
+        return cast(RunResult, await self._request("run.grant", _clean({"run_id": run_id, "reason": reason, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "deadline": deadline})))
+
+    async def refuse_run(self, run_id: str, reason: str) -> RunResult:
+        """Host: refuses a requested run; it ends as ``refused`` and begins no effect."""
+        return cast(RunResult, await self._request("run.refuse", _clean({"run_id": run_id, "reason": reason})))
 
     async def list_runs(self, task_id: Optional[str] = None, all_tasks: Optional[bool] = None) -> RunListResult:
         """A task's runs with budget, open items and newest checkpoint, and the task's total spend."""
@@ -459,13 +488,15 @@ class AsyncContractMethods:
         """A run's own working summary (what is settled, what is open), fenced by its epoch."""
         return cast(RunCheckpointResult, await self._request("run.checkpoint", _clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note})))
 
-    async def park_run(self, run_id: str, epoch: int, waiting_for: str) -> RunResult:
-        """Parks a running run with what it waits for."""
-        return cast(RunResult, await self._request("run.park", _clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for})))
+    async def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None) -> RunResult:
+        """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."""
+        return cast(RunResult, await self._request("run.park", _clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for, "for_user": for_user})))
 
-    async def wake_run(self, run_id: str, epoch: int, reason: Optional[str] = None) -> RunResult:
-        """Wakes a parked run; identity, receipts and budget are kept."""
-        return cast(RunResult, await self._request("run.wake", _clean({"run_id": run_id, "epoch": epoch, "reason": reason})))
+    async def wake_run(self, run_id: str, epoch: Optional[int] = None, reason: Optional[str] = None, answer: Optional[HostAnswerIn] = None) -> RunResult:
+        """Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the
+        user's ``answer`` (``{"text": …, "data": {…}}``), delivered to the run.
+        """
+        return cast(RunResult, await self._request("run.wake", _clean({"run_id": run_id, "epoch": epoch, "reason": reason, "answer": answer})))
 
     async def yield_run(self, run_id: str, epoch: int, reason: str, request_id: Optional[str] = None, adjustment_id: Optional[str] = None) -> RunResult:
         """Records that a request stopped so the next adopts an adjustment; the run keeps running."""
@@ -479,11 +510,11 @@ class AsyncContractMethods:
         """Ends a run with its outcome and the gaps still open."""
         return cast(RunResult, await self._request("run.finish", _clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
-    async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None) -> ReceiptBeginResult:
+    async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None) -> ReceiptBeginResult:
         """Records a tool effect before it runs; a key that completed returns its result with ``replayed: True``.
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
         """
-        return cast(ReceiptBeginResult, await self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest}, keep=('args',))))
+        return cast(ReceiptBeginResult, await self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to}, keep=('args',))))
 
     async def settle_receipt(self, run_id: str, epoch: int, receipt_id: str, outcome: ReceiptOutcome, result_ref: Optional[str] = None, error: Optional[str] = None, evidence: Optional[str] = None) -> ReceiptResult:
         """Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."""

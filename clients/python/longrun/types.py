@@ -14,7 +14,7 @@ AccessMode = Literal["read_only", "writable"]
 Side = Literal["host", "agent"]
 CheckpointLang = Literal["en", "zh", "ko"]
 LeaseEventKind = Literal["granted", "revoked", "requested"]
-RunStatus = Literal["running", "parked", "finished", "cancelled", "failed"]
+RunStatus = Literal["requested", "running", "parked", "finished", "cancelled", "failed", "refused"]
 RunEndStatus = Literal["finished", "failed"]
 ReceiptStatus = Literal["begun", "completed", "failed", "unknown"]
 ReceiptOutcome = Literal["completed", "failed"]
@@ -268,6 +268,7 @@ class DescribeResult(TypedDict):
 class Authorization(TypedDict):
     tools: List[str]
     sources: List[str]
+    send: List[str]
     scope: List[str]
 
 
@@ -287,6 +288,38 @@ class BudgetLimits(BudgetAmounts, total=False):
     wall_seconds: int
 
 
+class GrantRequest(TypedDict):
+    authorization: Authorization
+    budget: "BudgetLimits"
+
+
+class GrantRecord(TypedDict):
+    """Who asked for a run, what was asked, and the host's decision (who, when, why)."""
+
+    state: Literal["requested", "granted", "refused"]
+    requested_by: str
+    requested_at: str
+    request: GrantRequest
+    decided_by: Optional[str]
+    decided_at: Optional[str]
+    reason: Optional[str]
+    standing: Optional[str]
+
+
+class HostAnswerIn(TypedDict, total=False):
+    """The host's answer to a run parked for the user: ``text`` (required) and ``data`` (a JSON object)."""
+
+    text: str
+    data: Dict[str, Any]
+
+
+class HostAnswer(TypedDict):
+    text: str
+    data: Optional[Dict[str, Any]]
+    by: str
+    at: str
+
+
 class Run(TypedDict):
     run_id: str
     task_id: str
@@ -297,6 +330,9 @@ class Run(TypedDict):
     authorization: Authorization
     budget_limits: BudgetLimits
     parked_on: Optional[str]
+    parked_for_user: bool
+    answer: Optional[HostAnswer]
+    grant: Optional[GrantRecord]
     outcome: Optional[str]
     gaps: List[str]
     created_at: str

@@ -1,10 +1,15 @@
 /** run.*, receipt.* and budget.*: the run ledger of seed 003 over the protocol. */
-import { NoActiveTaskError } from "../../core/errors.ts";
+import { LimitExceededError, NoActiveTaskError, UnauthorizedError } from "../../core/errors.ts";
+import type { BudgetLimits } from "../../core/ledger/budget.ts";
+import { allowanceGrant, type Permissions } from "../../core/ledger/grant.ts";
+import type { GrantNow } from "../../ledger/runs.ts";
+import { readRunAllowances } from "../../store/root_settings.ts";
+import { LIMITS } from "../../core/limits.ts";
 import type { Root } from "../../root.ts";
 import { sha256Hex } from "../../store/blobs.ts";
 import { totalOf } from "../../core/ledger/budget.ts";
 import { L } from "../ledger_schemas.ts";
-import { callerName, method } from "../method.ts";
+import { type Caller, callerName, method } from "../method.ts";
 import { invalidParams } from "../errors.ts";
 
 /** JSON with object keys sorted, so equal arguments always give the same digest. */
@@ -33,22 +38,86 @@ export async function currentTaskId(root: Root): Promise<string> {
   return task.task_id;
 }
 
+/**
+ * Whether a run asked for now is granted at once: always when the host asks (the host granting
+ * itself), by a standing allowance of the root's settings when one covers it (never for a
+ * continuation: continuing is the user's explicit choice), else not (it waits as a request).
+ */
+function grantNow(root: Root, caller: Caller, want: Permissions, budget: BudgetLimits, reason: string | undefined, standing: boolean): GrantNow | null {
+  if (caller.side === "host") return { by: callerName(caller), reason: reason ?? "asked by the host", standing: null, budget };
+  if (!standing) return null;
+  let allowances;
+  try {
+    allowances = readRunAllowances(root.paths.settings);
+  } catch {
+    return null; // unreadable settings grant nothing: the request waits for the host
+  }
+  for (const a of allowances) {
+    const granted = allowanceGrant(a, want, budget);
+    if (granted) return { by: "host:settings", reason: `standing allowance ${JSON.stringify(a.name)}`, standing: a.name, budget: granted };
+  }
+  return null;
+}
+
+/** Host-only params of an agent-side method are refused from the agent, naming them. */
+function hostOnly(caller: Caller, method: string, field: string, given: boolean, why: string): void {
+  if (given && caller.side !== "host") {
+    throw new UnauthorizedError(`Refused: ${method} with ${field} is the host's: ${why}`, { method, field, side_required: "host", side: caller.side });
+  }
+}
+
 export const runMethods = [
   method({
     name: "run.start",
     side: "agent",
-    summary: "Start a run of the current task: owner, authorization snapshot (tools, sources, scope), budget limits; epoch 1",
+    summary:
+      "Start a run of the current task: owner, authorization (tools, sources, send: where data may go, scope), budget limits; epoch 1. From the agent side it is a request (status requested) until the host grants it (run.grant) or a standing allowance of the root's settings covers it; from the host it is granted at once",
     params: L.runStart,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({
-      run: await root.runs.start(await root.state.load(), {
-        owner: p.owner,
-        authorization: { tools: p.tools ?? [], sources: p.sources ?? [], scope: p.scope ?? [] },
-        budget: p.budget ?? {},
-        constraints: p.constraints ?? [],
-      }),
-    }),
+    handler: async ({ root, caller }, p) => {
+      const authorization = { tools: p.tools ?? [], sources: p.sources ?? [], send: p.send ?? [], scope: p.scope ?? [] };
+      const budget = p.budget ?? {};
+      return {
+        run: await root.runs.start(await root.state.load(), {
+          owner: p.owner,
+          authorization,
+          budget,
+          constraints: p.constraints ?? [],
+          requested_by: callerName(caller),
+          grant: grantNow(root, caller, authorization, budget, p.reason, true),
+        }),
+      };
+    },
+  }),
+  method({
+    name: "run.grant",
+    side: "host",
+    summary:
+      "Grant a requested run (or continuation) as asked or narrowed: tools, sources, send, scope, budget, deadline (each omitted: as asked; never wider than the request); recorded with who, when and why",
+    params: L.runGrant,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => {
+      const budget = p.budget || p.deadline ? { ...(p.budget ?? (await root.runs.get(p.run_id)).run.grant?.request.budget ?? {}), ...(p.deadline ? { deadline: p.deadline } : {}) } : undefined;
+      return {
+        run: await root.runs.grant(p.run_id, {
+          narrow: { tools: p.tools, sources: p.sources, send: p.send, scope: p.scope },
+          budget,
+          by: callerName(caller),
+          reason: p.reason,
+        }),
+      };
+    },
+  }),
+  method({
+    name: "run.refuse",
+    side: "host",
+    summary: "Refuse a requested run (or continuation) with a reason: it ends as refused and never begins an effect; recorded with who and when",
+    params: L.runRefuse,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => ({ run: await root.runs.refuse(p.run_id, callerName(caller), p.reason) }),
   }),
   method({
     name: "run.get",
@@ -71,16 +140,19 @@ export const runMethods = [
   method({
     name: "run.continue",
     side: "agent",
-    summary: "Explicit continuation in the current (open) task: a new run linked to its parent, its permissions narrowed or kept (never widened), an explicit budget, the parent's unknowns as open items",
+    summary:
+      "Explicit continuation in the current (open) task: a new run linked to its parent, its permissions narrowed or kept (never widened), an explicit budget, the parent's unknowns as open items. From the agent side it is a request until the host grants it (continuing past a stop is the user's choice); from the host it is granted at once",
     params: L.runContinue,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) =>
+    handler: async ({ root, caller }, p) =>
       root.runs.continueRun(p.parent_run_id, {
         task_id: await openTaskId(root, "run.continue"),
         owner: p.owner,
         budget: p.budget,
-        narrow: { tools: p.tools, sources: p.sources, scope: p.scope },
+        narrow: { tools: p.tools, sources: p.sources, send: p.send, scope: p.scope },
+        requested_by: callerName(caller),
+        grant: grantNow(root, caller, { tools: [], sources: [], send: [], scope: [] }, p.budget, p.reason, false),
       }),
   }),
   method({
@@ -108,20 +180,31 @@ export const runMethods = [
   method({
     name: "run.park",
     side: "agent",
-    summary: "Park a running run with what it waits for (nothing wakes it automatically)",
+    summary: "Park a running run with what it waits for (nothing wakes it automatically); for_user: true parks it for the user, and only the host wakes it, with the answer",
     params: L.runPark,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({ run: await root.runs.park(p.run_id, p.epoch, p.waiting_for) }),
+    handler: async ({ root }, p) => ({ run: await root.runs.park(p.run_id, p.epoch, p.waiting_for, p.for_user === true) }),
   }),
   method({
     name: "run.wake",
     side: "agent",
-    summary: "Wake a parked run; identity, receipts and budget are kept",
+    summary:
+      "Wake a parked run; identity, receipts and budget are kept. A run parked for the user is woken by the host only, with its answer (text, data), delivered to the run (run.get, run.claim); the host may omit the epoch",
     params: L.runWake,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({ run: await root.runs.wake(p.run_id, p.epoch, p.reason ?? "woken") }),
+    handler: async ({ root, caller }, p) => {
+      hostOnly(caller, "run.wake", "answer", p.answer !== undefined, "the answer is the user's, given through the host");
+      if (p.epoch === undefined && caller.side !== "host") {
+        throw invalidParams("Invalid params for run.wake: an agent must carry its epoch (only the host may wake without one)", { field: "epoch" });
+      }
+      if (p.answer?.data !== undefined) {
+        const size = JSON.stringify(p.answer.data).length;
+        if (size > LIMITS.checkpoint_data_chars) throw new LimitExceededError("answer.data", LIMITS.checkpoint_data_chars, size, "characters");
+      }
+      return { run: await root.runs.wake(p.run_id, p.epoch ?? null, p.reason ?? "woken", { side: caller.side, name: callerName(caller) }, p.answer ?? null) };
+    },
   }),
   method({
     name: "run.yield",
@@ -158,7 +241,8 @@ export const runMethods = [
   method({
     name: "receipt.begin",
     side: "agent",
-    summary: "Record a tool effect before it runs (durable on return); a key that completed returns its result with replayed: true",
+    summary:
+      "Record a tool effect before it runs (durable on return); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true",
     params: L.receiptBegin,
     lane: "state",
     readOnly: false,
@@ -167,7 +251,7 @@ export const runMethods = [
         throw invalidParams("Invalid params for receipt.begin: give exactly one of args (hashed here) or args_digest (sha256 hex)", { field: "args" });
       }
       const digest = p.args_digest ?? sha256Hex(canonicalJson(p.args));
-      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, idempotency_key: p.idempotency_key, args_digest: digest });
+      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, idempotency_key: p.idempotency_key, args_digest: digest, source: p.source, send_to: p.send_to });
     },
   }),
   method({
