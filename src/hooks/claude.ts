@@ -131,7 +131,8 @@ export function blockPrompt(reason: string): HookOutput {
   return { decision: "block", reason: `longrun: ${reason}` };
 }
 
-function toolContext(input: HookInput, root: string, config: HookConfig): ToolContext {
+/** What the gate decides a call against: the root, the working directory, and the root's hook settings. */
+export function toolContext(input: HookInput, root: string, config: HookConfig): ToolContext {
   const cwd = typeof input.cwd === "string" && input.cwd.startsWith("/") ? input.cwd : root;
   const protect = protectContext(root, cwd);
   return {

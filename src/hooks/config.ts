@@ -41,12 +41,17 @@ function stringList(raw: Record<string, unknown>, key: string, check: (s: string
   return v as string[];
 }
 
+/** The settings of a root without `.longrun/hooks.json`. */
+export function defaultHookConfig(): HookConfig {
+  return { approve_marker: DEFAULT_MARKER, bash_read_only: [], read_only_tools: [], lease_tools: [], trusted_programs: [], sandbox: DEFAULT_SANDBOX };
+}
+
 export function loadHookConfig(root: string): HookConfig {
   let text: string;
   try {
     text = readFileSync(`${root}/.longrun/hooks.json`, "utf8");
   } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return { approve_marker: DEFAULT_MARKER, bash_read_only: [], read_only_tools: [], lease_tools: [], trusted_programs: [], sandbox: DEFAULT_SANDBOX };
+    if ((e as { code?: string }).code === "ENOENT") return defaultHookConfig();
     throw e;
   }
   let raw: unknown;

@@ -10,23 +10,15 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { protectContext } from "../../src/hooks/protect.ts";
+import { toolContext } from "../../src/hooks/claude.ts";
+import { defaultHookConfig } from "../../src/hooks/config.ts";
 import { decideTool, type ToolContext, type ToolDecision } from "../../src/hooks/tools.ts";
 import { TREE_OPERATIONS, treeHit } from "../../src/hooks/trees.ts";
 import { removeDir, tempDir } from "../helpers.ts";
 
+/** The context the Claude Code hook builds for a call in `cwd` (src/hooks/claude.ts's own). */
 function contextFor(root: string, cwd = root): ToolContext {
-  const protect = protectContext(root, cwd);
-  return {
-    protect,
-    env: { home: protect.home, cwd: protect.cwd, vars: { HOME: protect.home, PWD: protect.cwd, CLAUDE_PROJECT_DIR: root } },
-    approveMarker: "/approve",
-    readOnlyTools: [],
-    leaseTools: [],
-    bashReadOnly: [],
-    trustedPrograms: [],
-    path: process.env.PATH ?? "/usr/bin:/bin",
-  };
+  return toolContext({ cwd }, root, defaultHookConfig());
 }
 
 const bash = (command: string) => ({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } });

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { protectContext } from "../../src/hooks/protect.ts";
+import { toolContext } from "../../src/hooks/claude.ts";
+import { defaultHookConfig } from "../../src/hooks/config.ts";
 import { TOOLS } from "../../src/hooks/tool_table.ts";
 import { decideTool, type ToolContext } from "../../src/hooks/tools.ts";
 import { REPO, removeDir, tempDir } from "../helpers.ts";
@@ -17,19 +18,9 @@ mkdirSync(join(root, ".longrun"));
 writeFileSync(join(root, "memory.db"), "");
 after(() => removeDir(root));
 
+/** The context the Claude Code hook builds (src/hooks/claude.ts's own), with settings changed. */
 function ctx(extra: Partial<ToolContext> = {}): ToolContext {
-  const protect = protectContext(root, root);
-  return {
-    protect,
-    env: { home: protect.home, cwd: root, vars: { HOME: protect.home, PWD: root } },
-    approveMarker: "/approve",
-    readOnlyTools: [],
-    leaseTools: [],
-    bashReadOnly: [],
-    trustedPrograms: [],
-    path: process.env.PATH ?? "/usr/bin:/bin",
-    ...extra,
-  };
+  return { ...toolContext({ cwd: root }, root, defaultHookConfig()), ...extra };
 }
 
 const call = (tool_name: string, tool_input: Record<string, unknown>) => ({ hook_event_name: "PreToolUse", tool_name, tool_input });
