@@ -148,8 +148,15 @@ function readDecision(tool: string, args: Record<string, unknown>, rule: Extract
   // Glob's pattern and Grep's file filter name what they reach: `.longrun/**`, `{.lo,x}ngrun/*`
   for (const f of rule.globs ?? []) {
     if (typeof args[f] !== "string") continue;
-    const refused = searchGlobRefusal(tool, args[f] as string, c);
+    const glob = args[f] as string;
+    const refused = searchGlobRefusal(tool, glob, c);
     if (refused) return refused;
+    // the pattern is relative to the path it searches: `{path: "/proc", pattern: "*/cwd/*"}`
+    const base = rule.paths.map((p) => args[p]).find((v): v is string => typeof v === "string" && v !== "");
+    if (base && !glob.startsWith("/")) {
+      const joined = searchGlobRefusal(tool, `${base.replace(/\/+$/, "")}/${glob}`, c);
+      if (joined) return joined;
+    }
   }
   // a tool the user called read-only may still name a protected file in any field
   if (rule.paths.length === 0) {

@@ -85,4 +85,10 @@ describe("the table of Claude Code's tools", () => {
     assert.equal(d.kind, "pass");
     if (d.kind === "pass") assert.deepEqual(d.shell, { field: "command", command: "git status", background: false });
   });
+
+  test("a search pattern is checked joined to the path it searches", async () => {
+    assert.equal((await decideTool(call("Glob", { path: "/proc", pattern: "*/cwd/*" }), ctx())).kind, "deny");
+    assert.equal((await decideTool(call("Grep", { pattern: "x", path: root, glob: ".lo*/**" }), ctx())).kind, "deny");
+    assert.equal((await decideTool(call("Glob", { path: join(root, "src"), pattern: "**/*.ts" }), ctx())).kind, "pass");
+  });
 });
