@@ -262,4 +262,21 @@ describe("a hostile agent through the real Claude Code CLI", { skip }, () => {
       server.close();
     }
   });
+
+  test("a scoped grant covers its scope only: a Write inside passes, one outside and a Bash without Bash in the scope are refused", T, async () => {
+    const p = await victim();
+    mkdirSync(join(p.root, "docs"));
+    const r = await p.claude({
+      prompt: "/approve scope=docs/** write the docs",
+      permissionMode: "bypassPermissions",
+      steps: [write(join(p.root, "docs", "a.md"), "# a\n"), write(join(p.root, "src.ts"), "x"), bash("echo x > docs/b.md"), write(join(p.root, "docs", "..", ".longrun", "hooks.json"), "{}"), done],
+    });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(r.toolResults[0]?.is_error, false, describeRun(r));
+    for (const t of r.toolResults.slice(1)) assert.equal(t.is_error, true, `${t.tool} ${JSON.stringify(t.input)}: ${t.content}`);
+    assert.ok(existsSync(join(p.root, "docs", "a.md")));
+    assert.equal(existsSync(join(p.root, "src.ts")), false);
+    assert.equal(existsSync(join(p.root, "docs", "b.md")), false);
+    assert.equal(existsSync(join(p.root, ".longrun", "hooks.json")), false);
+  });
 });
