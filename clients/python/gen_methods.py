@@ -51,8 +51,10 @@ METHODS: Tuple[M, ...] = (
     M("describe", "system.describe", "DescribeResult", (),
       "Versions, every method with its side and params schema, the limits and the error codes."),
     # -- tasks ----------------------------------------------------------------------------------
-    M("start_task", "task.start", "TaskStartResult", (req("description", "str"), opt("keywords", STRS)),
-      "Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1)."),
+    M("start_task", "task.start", "TaskStartResult",
+      (req("description", "str"), opt("keywords", STRS), opt("constraints", STRS), opt("desired_outcome", "str"), opt("bounds", "TaskBounds")),
+      "Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1).\n"
+      "Host: ``constraints`` and ``desired_outcome`` (verbatim) and ``bounds`` are the task's own terms; its runs never exceed them."),
     M("status", "task.status", "TaskStatusResult", (opt("task_id", "str"),),
       "The current task (or another by ``task_id``; ``task`` is None when there is none), its pending checkpoint and runs."),
     M("list_tasks", "task.list", "TaskListResult", (),

@@ -10,7 +10,7 @@
 import type { Tx as Transaction } from "../memory/db.ts";
 import { type BudgetDimension, budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
-import { type Permissions, widerItems } from "../core/ledger/grant.ts";
+import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/ledger/grant.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 
@@ -41,6 +41,28 @@ export interface GrantRecord {
   reason: string | null;
   /** The standing allowance (root settings) that granted it, when one did. */
   standing: string | null;
+}
+
+/** The user task's own terms, set by the host at task.start: kept verbatim, inherited by its runs. */
+export interface TaskTerms {
+  constraints: string[];
+  desired_outcome: string | null;
+  /** What no run of the task may exceed (null: no bounds given). */
+  bounds: TaskBounds | null;
+  set_by: string;
+}
+
+/** Refuses a run whose authorization or budget goes beyond its task's bounds, naming what is wider. */
+export function requireWithinTerms(terms: TaskTerms | null, taskId: string, auth: Authorization, budget: BudgetLimits): void {
+  if (!terms?.bounds) return;
+  const wider = widerThanBounds(terms.bounds, auth, budget);
+  if (!wider.length) return;
+  throw new UnauthorizedError(`Refused: task ${taskId}'s terms (set by the host) bound its runs, and this run would go beyond them: ${describeWider(wider)}; ask within them`, {
+    reason: "wider_than_task_terms",
+    task_id: taskId,
+    wider,
+    bounds: terms.bounds,
+  });
 }
 
 /** The host's answer that woke a run parked for the user. */
@@ -235,6 +257,24 @@ export class RunLedger {
     }
   }
 
+  /** Records a task's own terms (host-set) with its question, verbatim; returns them. */
+  async setTerms(taskId: string, question: string, terms: TaskTerms): Promise<TaskTerms> {
+    await this.d.db.write(async (tx) => {
+      await tx.execute({
+        sql: `INSERT INTO ledger_tasks(task_id, question, constraints, terms, created_at) VALUES (?, ?, ?, ?, ?)
+              ON CONFLICT(task_id) DO UPDATE SET terms = excluded.terms, constraints = excluded.constraints`,
+        args: [taskId, question, JSON.stringify(terms.constraints), JSON.stringify(terms), this.now()],
+      });
+    });
+    return terms;
+  }
+
+  /** A task's own terms, or null when the host gave none. */
+  async terms(taskId: string): Promise<TaskTerms | null> {
+    const rs = await this.d.db.execute({ sql: "SELECT terms FROM ledger_tasks WHERE task_id = ?", args: [taskId] });
+    return json<TaskTerms | null>(rs.rows[0]?.terms, null);
+  }
+
   /** A run for the active task, epoch 1. The task's question is recorded verbatim with its constraints. */
   async start(task: TaskState | null, input: StartRunInput): Promise<Run> {
     if (!task || task.status === "completed" || task.status === "failed") {
@@ -332,7 +372,8 @@ export class RunLedger {
   async get(runId: string) {
     const seq = seqOf(RUN_ID, runId, "run");
     const run = toRun(await this.runRow(null, seq));
-    const task = await this.d.db.execute({ sql: "SELECT question, constraints FROM ledger_tasks WHERE task_id = ?", args: [run.task_id] });
+    const task = await this.d.db.execute({ sql: "SELECT question, constraints, terms FROM ledger_tasks WHERE task_id = ?", args: [run.task_id] });
+    const terms = json<TaskTerms | null>(task.rows[0]?.terms, null);
     const receipts = (await this.d.db.execute({ sql: "SELECT * FROM receipts WHERE run_seq = ? ORDER BY seq", args: [seq] })).rows.map(toReceipt);
     const counts: Record<string, number> = { begun: 0, completed: 0, failed: 0, unknown: 0 };
     for (const r of receipts) counts[r.status] = (counts[r.status] ?? 0) + 1;
@@ -343,6 +384,8 @@ export class RunLedger {
       run,
       question: task.rows[0] ? String(task.rows[0].question) : null,
       constraints: task.rows[0] ? json<string[]>(task.rows[0].constraints, []) : [],
+      desired_outcome: terms?.desired_outcome ?? null,
+      bounds: terms?.bounds ?? null,
       budget: await this.budget(seq, run.budget_limits, null, run.created_at),
       receipt_counts: counts,
       unknown_receipts: receipts.filter((r) => r.status === "unknown"),

@@ -19,7 +19,23 @@ const version = v.pipe(v.number(), v.integer(), v.minValue(1));
 const content = v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars));
 const contextRef = v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001"));
 
+const bounds = v.strictObject({
+  tools: v.optional(stringList()),
+  sources: v.optional(stringList()),
+  send: v.optional(stringList()),
+  scope: v.optional(stringList()),
+  budget: v.optional(budget),
+});
+
 export const L = {
+  // the user task's own terms (host only): constraints and desired outcome verbatim, bounds on its runs
+  taskStart: params({
+    description: longText(),
+    keywords: v.optional(stringList()),
+    constraints: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
+    desired_outcome: v.optional(longText()),
+    bounds: v.optional(bounds),
+  }),
   runStart: params({
     owner: shortText(),
     tools: v.optional(stringList()),

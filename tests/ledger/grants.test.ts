@@ -166,4 +166,37 @@ describe("research runs are the host's to grant (binary, HTTP)", () => {
     await ok("host", "run.refuse", { run_id: (await ok("agent", "run.list")).runs[0].run_id, reason: "no" });
     assert.equal((await ok("agent", "run.start", { owner: "w", tools: ["fetch", "shell"], sources: ["filings"] })).run.status, "requested", "outside the allowance");
   });
+  test("the user task carries its own terms: host-set constraints and desired outcome verbatim, bounds its runs and continuations never exceed", async () => {
+    const terms = { constraints: ["No paid sources, 광고 제외"], desired_outcome: "A one-page comparison of funds A and B", bounds: { tools: ["fetch"], sources: ["filings"], budget: { cost: 2 } } };
+    const self = await refused("agent", "task.start", { description: "Compare the funds", ...terms });
+    assert.equal(self.data.kind, "unauthorized", "a task's terms are the host's");
+    const started = await ok("host", "task.start", { description: "Compare the funds", ...terms });
+    assert.deepEqual(started.terms.constraints, terms.constraints);
+    assert.equal(started.terms.set_by, "host:http");
+    const tooWide = await refused("agent", "run.start", { owner: "w", tools: ["fetch", "shell"], sources: ["filings"], budget: { cost: 1 } });
+    assert.equal(tooWide.data.reason, "wider_than_task_terms");
+    assert.equal(tooWide.data.wider[0].field, "tools");
+    assert.equal((await refused("agent", "run.start", { owner: "w", tools: ["fetch"], budget: {} })).data.wider[0].field, "budget.cost", "no limit is wider than the task's");
+    assert.equal((await refused("host", "run.start", { owner: "w", tools: ["fetch"], budget: { cost: 3 } })).data.reason, "wider_than_task_terms", "the host's own runs keep the task's terms too");
+    const run = (await ok("agent", "run.start", { owner: "w", tools: ["fetch"], sources: ["filings"], budget: { cost: 1 } })).run;
+    const got = await ok("agent", "run.get", { run_id: run.run_id });
+    assert.deepEqual([got.constraints, got.desired_outcome, got.bounds], [terms.constraints, terms.desired_outcome, terms.bounds], "the run inherits them verbatim");
+    await ok("host", "run.grant", { run_id: run.run_id, reason: "ok" });
+    await ok("agent", "run.finish", { run_id: run.run_id, epoch: 1, outcome: "half" });
+    assert.equal((await refused("agent", "run.continue", { parent_run_id: run.run_id, owner: "w", budget: { cost: 5 } })).data.reason, "wider_than_task_terms");
+    assert.equal((await ok("agent", "run.continue", { parent_run_id: run.run_id, owner: "w", budget: { cost: 2 } })).run.status, "requested");
+    await ok("agent", "task.start", { description: "A short new question" });
+    const other = (await ok("agent", "run.start", { owner: "w", tools: ["shell"] })).run;
+    const fresh = await ok("agent", "run.get", { run_id: other.run_id });
+    assert.deepEqual([fresh.constraints, fresh.desired_outcome, fresh.bounds], [[], null, null], "a new question inherits no terms");
+  });
+  test("a pending request is an open run: the task does not end under it, and the host's cancel_runs ends it with the task", async () => {
+    await ok("agent", "task.start", { description: "ends with a request open" });
+    const asked = (await ok("agent", "run.start", { owner: "w", tools: ["fetch"] })).run;
+    assert.equal((await refused("agent", "run.start", { owner: "w2" })).data.reason, "run_active", "one open run per task, a request included");
+    assert.equal((await refused("host", "task.finish", { summary: "done" })).data.reason, "open_runs");
+    const done = await ok("host", "task.finish", { summary: "done", cancel_runs: true });
+    assert.deepEqual(done.cancelled_runs, [asked.run_id]);
+    assert.equal((await ok("agent", "run.get", { run_id: asked.run_id })).run.status, "cancelled");
+  });
 });

@@ -50,6 +50,7 @@ from .types import (
     RunGetResult,
     RunListResult,
     RunResult,
+    TaskBounds,
     TaskListResult,
     TaskResult,
     TaskStartResult,
@@ -115,7 +116,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "task.list": (),
     "task.recover": ("force",),
     "task.resume": (),
-    "task.start": ("description", "keywords",),
+    "task.start": ("description", "keywords", "constraints", "desired_outcome", "bounds",),
     "task.status": ("task_id",),
     "task.switch": ("task_id", "reason",),
     "task.transition": ("to", "reason", "task_id",),
@@ -137,9 +138,11 @@ class ContractMethods:
         """Versions, every method with its side and params schema, the limits and the error codes."""
         return cast(DescribeResult, self._request("system.describe", _clean({})))
 
-    def start_task(self, description: str, keywords: Optional[Sequence[str]] = None) -> TaskStartResult:
-        """Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1)."""
-        return cast(TaskStartResult, self._request("task.start", _clean({"description": description, "keywords": keywords})))
+    def start_task(self, description: str, keywords: Optional[Sequence[str]] = None, constraints: Optional[Sequence[str]] = None, desired_outcome: Optional[str] = None, bounds: Optional[TaskBounds] = None) -> TaskStartResult:
+        """Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1).
+        Host: ``constraints`` and ``desired_outcome`` (verbatim) and ``bounds`` are the task's own terms; its runs never exceed them.
+        """
+        return cast(TaskStartResult, self._request("task.start", _clean({"description": description, "keywords": keywords, "constraints": constraints, "desired_outcome": desired_outcome, "bounds": bounds})))
 
     def status(self, task_id: Optional[str] = None) -> TaskStatusResult:
         """The current task (or another by ``task_id``; ``task`` is None when there is none), its pending checkpoint and runs."""
@@ -364,9 +367,11 @@ class AsyncContractMethods:
         """Versions, every method with its side and params schema, the limits and the error codes."""
         return cast(DescribeResult, await self._request("system.describe", _clean({})))
 
-    async def start_task(self, description: str, keywords: Optional[Sequence[str]] = None) -> TaskStartResult:
-        """Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1)."""
-        return cast(TaskStartResult, await self._request("task.start", _clean({"description": description, "keywords": keywords})))
+    async def start_task(self, description: str, keywords: Optional[Sequence[str]] = None, constraints: Optional[Sequence[str]] = None, desired_outcome: Optional[str] = None, bounds: Optional[TaskBounds] = None) -> TaskStartResult:
+        """Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1).
+        Host: ``constraints`` and ``desired_outcome`` (verbatim) and ``bounds`` are the task's own terms; its runs never exceed them.
+        """
+        return cast(TaskStartResult, await self._request("task.start", _clean({"description": description, "keywords": keywords, "constraints": constraints, "desired_outcome": desired_outcome, "bounds": bounds})))
 
     async def status(self, task_id: Optional[str] = None) -> TaskStatusResult:
         """The current task (or another by ``task_id``; ``task`` is None when there is none), its pending checkpoint and runs."""

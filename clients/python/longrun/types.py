@@ -161,10 +161,30 @@ class TaskResult(TypedDict):
     task: Task
 
 
+class TaskBounds(TypedDict, total=False):
+    """What no run of a task may exceed (host-set at task.start): lists and a budget."""
+
+    tools: List[str]
+    sources: List[str]
+    send: List[str]
+    scope: List[str]
+    budget: "BudgetLimits"
+
+
+class TaskTerms(TypedDict):
+    """A task's own terms, set by the host: kept verbatim and inherited by its runs."""
+
+    constraints: List[str]
+    desired_outcome: Optional[str]
+    bounds: Optional[TaskBounds]
+    set_by: str
+
+
 class TaskStartResult(TypedDict):
     task: Task
     memories: List[MemoryHit]
     previous_task: Optional[str]
+    terms: Optional[TaskTerms]
 
 
 class TaskListResult(TypedDict):

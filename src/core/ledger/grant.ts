@@ -111,6 +111,26 @@ export function allowanceGrant(a: Allowance, want: Permissions, budget: BudgetLi
   return capBudget(budget, a.budget ?? {});
 }
 
+/**
+ * A user task's own bounds on its runs (host-set at task.start): lists a run may draw from and a
+ * budget no run may exceed. A list left out bounds nothing.
+ */
+export interface TaskBounds extends Partial<Permissions> {
+  budget?: BudgetLimits;
+}
+
+/** Every way a run's authorization and budget go beyond the task's bounds; empty when within. */
+export function widerThanBounds(bounds: TaskBounds, auth: Permissions, budget: BudgetLimits): Wider[] {
+  const out: Wider[] = [];
+  for (const k of GRANT_LISTS) {
+    const b = bounds[k];
+    if (b === undefined) continue;
+    const wider = widerItems(b, auth[k] ?? []);
+    if (wider.length) out.push({ field: k, wider, allowed: b });
+  }
+  return [...out, ...widerBudget(bounds.budget ?? {}, budget)];
+}
+
 /** In words, for a refusal: `tools: "shell" is not in fetch, calc`. */
 export function describeWider(w: readonly Wider[]): string {
   return w

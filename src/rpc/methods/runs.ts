@@ -2,7 +2,7 @@
 import { LimitExceededError, NoActiveTaskError, UnauthorizedError } from "../../core/errors.ts";
 import type { BudgetLimits } from "../../core/ledger/budget.ts";
 import { allowanceGrant, type Permissions } from "../../core/ledger/grant.ts";
-import type { GrantNow } from "../../ledger/runs.ts";
+import { type GrantNow, requireWithinTerms } from "../../ledger/runs.ts";
 import { readRunAllowances } from "../../store/root_settings.ts";
 import { LIMITS } from "../../core/limits.ts";
 import type { Root } from "../../root.ts";
@@ -78,8 +78,10 @@ export const runMethods = [
     handler: async ({ root, caller }, p) => {
       const authorization = { tools: p.tools ?? [], sources: p.sources ?? [], send: p.send ?? [], scope: p.scope ?? [] };
       const budget = p.budget ?? {};
+      const task = await root.state.load();
+      if (task) requireWithinTerms(await root.runs.terms(task.task_id), task.task_id, authorization, budget);
       return {
-        run: await root.runs.start(await root.state.load(), {
+        run: await root.runs.start(task, {
           owner: p.owner,
           authorization,
           budget,
@@ -145,15 +147,19 @@ export const runMethods = [
     params: L.runContinue,
     lane: "state",
     readOnly: false,
-    handler: async ({ root, caller }, p) =>
-      root.runs.continueRun(p.parent_run_id, {
-        task_id: await openTaskId(root, "run.continue"),
+    handler: async ({ root, caller }, p) => {
+      const taskId = await openTaskId(root, "run.continue");
+      const terms = await root.runs.terms(taskId);
+      return root.runs.continueRun(p.parent_run_id, {
+        task_id: taskId,
+        check: (authorization) => requireWithinTerms(terms, taskId, authorization, p.budget),
         owner: p.owner,
         budget: p.budget,
         narrow: { tools: p.tools, sources: p.sources, send: p.send, scope: p.scope },
         requested_by: callerName(caller),
         grant: grantNow(root, caller, { tools: [], sources: [], send: [], scope: [] }, p.budget, p.reason, false),
-      }),
+      });
+    },
   }),
   method({
     name: "run.list",

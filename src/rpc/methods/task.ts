@@ -2,16 +2,34 @@
 import { UnauthorizedError } from "../../core/errors.ts";
 import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
+import { L } from "../ledger_schemas.ts";
 
 export const taskMethods = [
   method({
     name: "task.start",
     side: "agent",
-    summary: "I1: search this root's memory, then create a task and make it current (in_progress, read-only, turn 1); an open current task goes on in the background without its lease; returns task, memories, previous_task",
-    params: S.taskStart,
+    summary:
+      "I1: search this root's memory, then create a task and make it current (in_progress, read-only, turn 1); an open current task goes on in the background without its lease; the host may give the task its own terms (constraints and desired_outcome verbatim, bounds on its runs), which its runs inherit and never exceed; returns task, memories, previous_task, terms",
+    params: L.taskStart,
     lane: "state",
     readOnly: false,
-    handler: ({ root }, p) => root.contract.startTask(p.description, p.keywords),
+    handler: async ({ root, caller }, p) => {
+      const given = p.constraints !== undefined || p.desired_outcome !== undefined || p.bounds !== undefined;
+      if (given && caller.side !== "host") {
+        const field = p.constraints !== undefined ? "constraints" : p.desired_outcome !== undefined ? "desired_outcome" : "bounds";
+        throw new UnauthorizedError(`Refused: task.start with ${field} is the host's: a task's terms are the user's, set by the host; an agent starts a task with its description (and keywords)`, {
+          method: "task.start",
+          field,
+          side_required: "host",
+          side: caller.side,
+        });
+      }
+      const out = await root.contract.startTask(p.description, p.keywords);
+      const terms = given
+        ? await root.runs.setTerms(out.task.task_id, p.description, { constraints: p.constraints ?? [], desired_outcome: p.desired_outcome ?? null, bounds: p.bounds ?? null, set_by: callerName(caller) })
+        : null;
+      return { ...out, terms };
+    },
   }),
   method({
     name: "task.status",
@@ -102,7 +120,7 @@ export const taskMethods = [
         const task = (await root.contract.status(p.task_id)).task;
         if (task) {
           for (const run of await root.runs.listRuns(task.task_id)) {
-            if (run.status !== "running" && run.status !== "parked") continue;
+            if (run.status !== "running" && run.status !== "parked" && run.status !== "requested") continue;
             await root.runs.cancel(run.run_id, null, "the task was finished with cancel_runs", callerName(caller));
             cancelled.push(run.run_id);
           }
