@@ -39,6 +39,7 @@ const SCOPE_SIGNAL = 1n << 1n;
 const SYS = { create: 444n, add: 445n, restrict: 446n } as const;
 const PR_SET_NO_NEW_PRIVS = 38;
 const O_PATH = 0o10000000;
+const ENOENT = 2;
 const O_CLOEXEC = 0o2000000;
 const LANDLOCK_RULE_PATH_BENEATH = 1n;
 const LANDLOCK_CREATE_RULESET_VERSION = 1n;
@@ -147,14 +148,17 @@ export async function restrictSelf(policy: LandlockPolicy): Promise<LandlockResu
   if (rs < 0) return { ok: false, reason: `landlock_create_ruleset failed (errno ${c.errno()})` };
   try {
     const fileWrite = FS.WRITE_FILE | (abi >= 3 ? FS.TRUNCATE : 0n) | (policy.readable ? FS.READ_FILE : 0n);
-    const rules: [string, bigint][] = [
-      ...policy.writable.map((d) => [d, handled] as [string, bigint]),
-      ...policy.writableFiles.map((f) => [f, fileWrite] as [string, bigint]),
-      ...(policy.readable ?? []).map((r) => [r, reads] as [string, bigint]),
-      ...(policy.removableDirsIn ?? []).map((d) => [d, FS.REMOVE_DIR] as [string, bigint]),
+    // a readable entry may vanish between the listing and its rule: it then needs none (what comes
+    // back there later stays unreadable, the safe side)
+    const rules: [string, bigint, boolean][] = [
+      ...policy.writable.map((d) => [d, handled, false] as [string, bigint, boolean]),
+      ...policy.writableFiles.map((f) => [f, fileWrite, false] as [string, bigint, boolean]),
+      ...(policy.readable ?? []).map((r) => [r, reads, true] as [string, bigint, boolean]),
+      ...(policy.removableDirsIn ?? []).map((d) => [d, FS.REMOVE_DIR, false] as [string, bigint, boolean]),
     ];
-    for (const [path, rights] of rules) {
+    for (const [path, rights, optional] of rules) {
       const fd = c.open(c.ptr(new TextEncoder().encode(path + "\0")) as unknown, O_PATH | O_CLOEXEC);
+      if (fd < 0 && optional && c.errno() === ENOENT) continue;
       if (fd < 0) return { ok: false, reason: `cannot open ${path} for a Landlock rule (errno ${c.errno()})` };
       // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } __attribute__((packed))
       const rule = new DataView(new ArrayBuffer(12));
