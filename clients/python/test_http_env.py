@@ -78,6 +78,20 @@ class HttpEnvTokensTest(unittest.TestCase):
         child = agent.continue_run(run["run_id"], "w1", {})["run"]
         self.assertEqual(host.refuse_run(child["run_id"], "enough")["run"]["status"], "refused")
 
+    def test_a_tasks_own_terms_are_the_hosts_and_bound_its_runs(self):
+        agent = LongrunHttpClient(self.info["url"], AGENT_TOKEN)
+        host = LongrunHttpClient(self.info["url"], HOST_TOKEN)
+        with self.assertRaises(Unauthorized):
+            agent.start_task("compare the funds", constraints=["no paid sources"])
+        started = host.start_task("compare the funds", constraints=["no paid sources"], desired_outcome="one page",
+                                  bounds={"tools": ["fetch"], "budget": {"cost": 2}})
+        self.assertEqual(started["terms"]["desired_outcome"], "one page")
+        with self.assertRaises(Unauthorized) as wider:
+            agent.start_run("w", tools=["fetch"], budget={"cost": 5})
+        self.assertEqual(wider.exception.data["reason"], "wider_than_task_terms")
+        run = agent.start_run("w", tools=["fetch"], budget={"cost": 1})["run"]
+        self.assertEqual(agent.get_run(run["run_id"])["constraints"], ["no paid sources"])
+
     def test_from_token_file_reads_the_token_from_the_variable_the_file_names(self):
         with mock.patch.dict(os.environ, {"LONGRUN_AGENT_TOKEN": AGENT_TOKEN}):
             agent = LongrunHttpClient.from_token_file(self.info["token_file"], side="agent")

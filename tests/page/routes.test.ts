@@ -148,7 +148,9 @@ describe("status page routes (in-process)", () => {
     assert.equal(agent.side, "agent");
     const state = await app.request("/page/state", { headers: asSession(agent) });
     assert.equal(state.status, 200);
-    assert.equal(((await state.json()) as { side: string }).side, "agent");
+    const snapshot = (await state.json()) as { side: string; runs: { grant: { decided_by: string; decided_at: string } | null }[] };
+    assert.equal(snapshot.side, "agent");
+    assert.equal(snapshot.runs[0]!.grant?.decided_by, "host:http", "the snapshot shows who granted the run");
     for (const body of [{ action: "grant", reason: "me" }, { action: "revoke" }, { action: "cancel_run", run_id: result.run.run_id }]) {
       const r = await act(asSession(agent), body);
       assert.equal(r.status, 403, JSON.stringify(body));

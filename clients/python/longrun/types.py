@@ -428,6 +428,8 @@ class RunGetResult(TypedDict):
     run: Run
     question: str
     constraints: List[str]
+    desired_outcome: Optional[str]
+    bounds: Optional[TaskBounds]
     budget: BudgetStatus
     receipt_counts: Dict[ReceiptStatus, int]
     unknown_receipts: List[Receipt]
