@@ -71,9 +71,12 @@ export type Op =
   | { t: "checkpoint"; progress: boolean }
   | { t: "resume" }
   | { t: "save" }
-  | { t: "runStart"; exec: Exec; budget: number | null }
+  /** `by`: the host's start is granted at once, the agent's is a request. */
+  | { t: "runStart"; exec: Exec; budget: number | null; by: Side }
   /** run.continue of a run (`ended`: counted among the runs that ended only, when there are some); tools: 0 inherit, 1 ["fetch"], 2 ["fetch", "deploy"] (wider), 3 [] (none). */
-  | { t: "continue"; exec: Exec; run: number; ended: boolean; tools: 0 | 1 | 2 | 3; budget: number | null }
+  | { t: "continue"; exec: Exec; run: number; ended: boolean; tools: 0 | 1 | 2 | 3; budget: number | null; by: Side }
+  /** run.grant (as asked) or run.refuse of a run. */
+  | { t: "decide"; run: number; grant: boolean; by: Side }
   | { t: "claim"; exec: Exec; run: number }
   | { t: "runOp"; exec: Exec; run: number; op: "park" | "wake" | "finish" | "cancel" }
   | { t: "hostCancel"; run: number }
@@ -102,6 +105,8 @@ export type Action = Op | { t: "restart" } | { t: "fault"; at: FaultPoint; crash
 /** Host-only methods are mostly called by the host; the agent's tries are refused (and change nothing). */
 const side = fc.oneof({ arbitrary: fc.constant<Side>("host"), weight: 3 }, { arbitrary: fc.constant<Side>("agent"), weight: 1 });
 const exec = fc.constantFrom<Exec>(0, 1);
+/** Who starts or continues a run: as often the agent (a request) as the host (granted at once). */
+const runner = fc.constantFrom<Side>("host", "agent");
 const ref = fc.nat(3);
 
 const beginArb = fc.record({ t: fc.constant("begin" as const), exec, run: ref, key: fc.nat(2), args: fc.oneof({ arbitrary: fc.constant(0), weight: 5 }, { arbitrary: fc.constant(1), weight: 1 }), tool: fc.oneof({ arbitrary: fc.constant(0), weight: 6 }, { arbitrary: fc.constant(1), weight: 1 }) });
@@ -133,9 +138,10 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: checkpointArb, weight: 3 },
   { arbitrary: resumeArb, weight: 3 },
   { arbitrary: saveArb, weight: 1 },
-  { arbitrary: fc.record({ t: fc.constant("runStart" as const), exec, budget: fc.constantFrom(null, null, 1, 2) }), weight: 4 },
+  { arbitrary: fc.record({ t: fc.constant("runStart" as const), exec, budget: fc.constantFrom(null, null, 1, 2), by: runner }), weight: 4 },
   { arbitrary: fc.record({ t: fc.constant("claim" as const), exec, run: ref }), weight: 3 },
-  { arbitrary: fc.record({ t: fc.constant("continue" as const), exec, run: ref, ended: fc.boolean(), tools: fc.constantFrom<0 | 1 | 2 | 3>(0, 0, 1, 2, 3), budget: fc.constantFrom(null, 1) }), weight: 3 },
+  { arbitrary: fc.record({ t: fc.constant("continue" as const), exec, run: ref, ended: fc.boolean(), tools: fc.constantFrom<0 | 1 | 2 | 3>(0, 0, 1, 2, 3), budget: fc.constantFrom(null, 1), by: runner }), weight: 3 },
+  { arbitrary: fc.record({ t: fc.constant("decide" as const), run: ref, grant: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }), by: side }), weight: 3 },
   { arbitrary: fc.record({ t: fc.constant("runOp" as const), exec, run: ref, op: fc.constantFrom("park" as const, "wake" as const, "finish" as const, "cancel" as const) }), weight: 3 },
   { arbitrary: fc.record({ t: fc.constant("hostCancel" as const), run: ref }), weight: 1 },
   { arbitrary: beginArb, weight: 8 },
@@ -199,6 +205,14 @@ export const KNOWN_BUGS = {
    */
   finishCancelsRunsThenRefuses: false,
   /**
+   * `task.finish` with `cancel_runs: true` (host) on a task that may finish cancels its open runs
+   * in their own transactions, then saves the outcome record: when that save fails (memory
+   * refuses it) the call answers `internal`, the task stays open, and its runs are cancelled all
+   * the same. Found when the model learned run requests and grants (its random sequences changed);
+   * present before them. The cancels and the finish should commit together, or not at all.
+   */
+  finishCancelsRunsBeforeItsOutcomeIsSaved: true,
+  /**
    * Task ids are `T_<date>_<time to the second>_<2 random bytes>`: two task.start calls in one
    * second collide with probability 1/65,536 (a few in a thousand at hundreds of starts a second),
    * and the second task then silently overwrites the first one's row (its state, status and turn
@@ -258,7 +272,7 @@ export interface MReceipt {
   hasRef: boolean;
 }
 
-export type RunStatus = "running" | "parked" | "finished" | "cancelled" | "failed";
+export type RunStatus = "requested" | "running" | "parked" | "finished" | "cancelled" | "failed" | "refused";
 export interface MRun {
   id: string;
   task: string;
@@ -298,7 +312,7 @@ export class ContractModel {
   foreignCurrent: string | null = null;
 
   openRuns(taskId: string): MRun[] {
-    return this.runs.filter((r) => r.task === taskId && (r.status === "running" || r.status === "parked"));
+    return this.runs.filter((r) => r.task === taskId && (r.status === "running" || r.status === "parked" || r.status === "requested"));
   }
 
   /** The run an action's `run` index names: 0 the newest, counting back, modulo; null when there is none. */
@@ -832,9 +846,9 @@ export class ModelRunner {
         const base = {
           method: "run.start",
           params: { owner: OWNERS[op.exec], tools: ["fetch"], ...(op.budget !== null ? { budget: { tool_calls: op.budget } } : {}) },
-          // the host starts runs here (granted at once); an agent's start is a request (tests/ledger/grants.test.ts)
-          side: "host" as Side,
+          side: op.by,
         };
+        const status: RunStatus = op.by === "host" ? "running" : "requested";
         if (!cur || terminal(cur.status)) return { ...base, expect: err("no_active_task"), apply: none };
         if (m.openRuns(cur.id).length) return { ...base, expect: err("conflict", "run_active"), apply: none };
         return {
@@ -843,7 +857,7 @@ export class ModelRunner {
             ok: true,
             check: (r) => {
               assert.equal(r.run.epoch, 1);
-              assert.equal(r.run.status, "running");
+              assert.equal(r.run.status, status);
               assert.equal(r.run.task_id, cur.id);
               assert.ok(!m.runs.some((x) => x.id === r.run.run_id), `run.start returned a known run id ${r.run.run_id}`);
             },
@@ -851,22 +865,24 @@ export class ModelRunner {
           apply: (r) => {
             const held: [number | null, number | null] = [null, null];
             held[op.exec] = 1;
-            m.runs.push({ id: r.run.run_id, task: cur.id, status: "running", owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: ["fetch"], parent: null, carried: [], held });
+            m.runs.push({ id: r.run.run_id, task: cur.id, status, owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: ["fetch"], parent: null, carried: [], held });
           },
         };
       }
       case "continue": {
-        const ended = m.runs.filter((r) => r.status !== "running" && r.status !== "parked");
+        const ended = m.runs.filter((r) => r.status !== "running" && r.status !== "parked" && r.status !== "requested");
         const parent = op.ended && ended.length ? ended[ended.length - 1 - (op.run % ended.length)]! : m.pickRun(op.run);
         if (!parent) return null;
         const tools = op.tools === 0 ? undefined : op.tools === 1 ? ["fetch"] : op.tools === 2 ? ["fetch", "deploy"] : [];
         const base = {
           method: "run.continue",
           params: { parent_run_id: parent.id, owner: OWNERS[op.exec], budget: op.budget !== null ? { tool_calls: op.budget } : {}, ...(tools ? { tools } : {}) },
-          side: "host" as Side,
+          side: op.by,
         };
+        const status: RunStatus = op.by === "host" ? "running" : "requested";
         if (!cur || terminal(cur.status)) return { ...base, expect: err("no_active_task"), apply: none };
-        if (parent.status === "running" || parent.status === "parked") return { ...base, expect: err("conflict", "run_status"), apply: none };
+        // an open parent is claimed, not continued; a refused one was never granted: nothing to continue
+        if (["running", "parked", "requested", "refused"].includes(parent.status)) return { ...base, expect: err("conflict", "run_status"), apply: none };
         if (m.openRuns(cur.id).length) return { ...base, expect: err("conflict", "run_active"), apply: none };
         if (tools && tools.some((x) => !parent.tools.includes(x))) return { ...base, expect: err("unauthorized"), apply: none };
         // the parent's unknown effects, and those it carries still unknown, travel as open items
@@ -878,6 +894,7 @@ export class ModelRunner {
             check: (r) => {
               assert.equal(r.run.parent_run_id, parent.id);
               assert.equal(r.run.epoch, 1);
+              assert.equal(r.run.status, status);
               assert.deepEqual(r.run.authorization.tools, tools ?? parent.tools);
               assert.deepEqual(r.open_items.map((x: { receipt_id: string }) => x.receipt_id).sort(), carried.map((x) => x.id).sort(), "open_items");
             },
@@ -885,7 +902,7 @@ export class ModelRunner {
           apply: (r) => {
             const held: [number | null, number | null] = [null, null];
             held[op.exec] = 1;
-            m.runs.push({ id: r.run.run_id, task: cur.id, status: "running", owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: tools ?? [...parent.tools], parent, carried, held });
+            m.runs.push({ id: r.run.run_id, task: cur.id, status, owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: tools ?? [...parent.tools], parent, carried, held });
           },
         };
       }
@@ -926,10 +943,19 @@ export class ModelRunner {
         if (kind === "cancel") params.reason = "model cancel";
         const base = { method: `run.${kind}`, params, side: (op.t === "hostCancel" ? "host" : "agent") as Side };
         if (epoch !== null && epoch !== run.epoch) return { ...base, expect: err("stale_epoch", undefined, { current_epoch: run.epoch }), apply: none };
-        const from: Record<string, RunStatus[]> = { park: ["running"], wake: ["parked"], finish: ["running", "parked"], cancel: ["running", "parked"] };
+        const from: Record<string, RunStatus[]> = { park: ["running"], wake: ["parked"], finish: ["running", "parked"], cancel: ["running", "parked", "requested"] };
         const to: Record<string, RunStatus> = { park: "parked", wake: "running", finish: "finished", cancel: "cancelled" };
         if (!from[kind]!.includes(run.status)) return { ...base, expect: err("conflict", "run_status"), apply: none };
         return { ...base, expect: { ok: true, check: (r) => assert.equal(r.run.status, to[kind]) }, apply: () => (run.status = to[kind]!) };
+      }
+      case "decide": {
+        const run = m.pickRun(op.run);
+        if (!run) return null;
+        const base = { method: op.grant ? "run.grant" : "run.refuse", params: { run_id: run.id, reason: "model decision" }, side: op.by };
+        if (op.by === "agent") return { ...base, expect: err("unauthorized"), apply: none };
+        if (run.status !== "requested") return { ...base, expect: err("conflict", "run_status"), apply: none };
+        const to: RunStatus = op.grant ? "running" : "refused";
+        return { ...base, expect: { ok: true, check: (r) => assert.equal(r.run.status, to) }, apply: () => (run.status = to) };
       }
       case "begin": {
         const run = m.pickRun(op.run);
@@ -942,6 +968,8 @@ export class ModelRunner {
           side: "agent" as Side,
         };
         if (epoch !== run.epoch) return { ...base, expect: err("stale_epoch", undefined, { current_epoch: run.epoch }), apply: none };
+        // a request the host has not granted begins nothing
+        if (run.status === "requested") return { ...base, expect: err("unauthorized", "run_not_granted"), apply: none };
         const own = run.receipts.filter((r) => r.key === key).at(-1);
         let attempt = 1;
         if (own) {
@@ -1113,7 +1141,8 @@ export class ModelRunner {
       case "finish": {
         assert.equal(got, "internal", "a finish whose outcome record failed answers internal");
         const t = op.task === null ? cur : m.tasks[op.task % m.tasks.length]!;
-        if (op.cancelRuns && this.bugs.finishCancelsRunsThenRefuses && t) for (const r of m.openRuns(t.id)) r.status = "cancelled";
+        // the fault fired, so the finish was allowed and its runs were cancelled before the save
+        if (op.cancelRuns && (this.bugs.finishCancelsRunsThenRefuses || this.bugs.finishCancelsRunsBeforeItsOutcomeIsSaved) && t) for (const r of m.openRuns(t.id)) r.status = "cancelled";
         break;
       }
       default:
