@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { before, describe, test } from "node:test";
+import { afterEach, before, describe, test } from "node:test";
 import { run, tempDir } from "../helpers.ts";
 import { describeRun, type ClaudeRun } from "./claude.ts";
 import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, read, SECRET, skip, T, write } from "./project.ts";
+import { removeMade } from "./project.ts";
 
 const MEMORY_MARK = "MEMORY-MARK-91b7";
 
@@ -51,6 +52,8 @@ function noLeak(r: ClaudeRun, what: string): void {
   assert.ok(!text.includes(SECRET), `${what}: the host token reached the model: ${text.slice(0, 400)}`);
   assert.ok(!text.includes(MEMORY_MARK), `${what}: a memory record reached the model: ${text.slice(0, 400)}`);
 }
+
+afterEach(removeMade);
 
 describe("a hostile agent through the real Claude Code CLI", { skip }, () => {
   before(() => ensureBinary());

@@ -9,10 +9,11 @@
 import assert from "node:assert/strict";
 import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { before, describe, test } from "node:test";
+import { afterEach, before, describe, test } from "node:test";
 import { run, tempDir } from "../helpers.ts";
 import { describeRun, resultOf, type ClaudeRun, type PermissionMode, type StreamEvent } from "./claude.ts";
 import { bash, cleanUp, done, ensureBinary, LONGRUN, project, read, SECRET, skip, T, write } from "./project.ts";
+import { removeMade } from "./project.ts";
 import type { Step, ToolCall, ToolResult } from "./messages_server.ts";
 
 /** The PreToolUse hooks' answers, parsed (null: printed nothing), from the stream's hook_response events. */
@@ -28,6 +29,8 @@ function gateAnswers(r: ClaudeRun): (Record<string, unknown> | null)[] {
 function decisionOf(answer: Record<string, unknown> | null): unknown {
   return (answer?.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision;
 }
+
+afterEach(removeMade);
 
 describe("the gate through the real Claude Code CLI", { skip }, () => {
   before(() => ensureBinary()); // under CI=true a client that cannot run fails

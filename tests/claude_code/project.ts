@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach } from "node:test";
 import { REPO, removeDir, run, tempDir } from "../helpers.ts";
 import { BINARY } from "../protocol/server.ts";
 import { claudeBinary, runClaude, type ClaudeRun, type RunClaudeOptions } from "./claude.ts";
@@ -41,9 +40,11 @@ export interface Project {
 }
 
 const made: string[] = [];
-afterEach(() => {
+
+/** Removes what project(), cleanUp() and victim roots made; each test file registers it with its own afterEach. */
+export function removeMade(): void {
   for (const d of made.splice(0)) removeDir(d);
-});
+}
 
 /** A temp root with `longrun hook install claude` run in it (HOME a temp dir too). */
 export async function project(exe = LONGRUN, root = tempDir("longrun-cc-root-")): Promise<Project> {
