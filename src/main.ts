@@ -12,10 +12,24 @@ const argv = process.argv.slice(2);
 // A gating hook that crashes must block, never let the call through: exit status 2 is Claude
 // Code's blocking answer (any other status lets the tool run).
 const gating = argv[0] === "hook" && argv[1] === "claude" && (argv[2] === "PreToolUse" || argv[2] === "UserPromptSubmit");
+// A person's command (anything but a hook event) that fails says so in one line, exit 2, with no stack.
+const person = argv[0] !== "hook" || argv[1] === "install";
 const failure = (e: unknown) => {
-  process.stderr.write(gating ? `longrun: the hook failed (${(e as Error)?.message ?? e}); blocked (fail closed)\n` : `longrun: ${(e as Error)?.stack ?? e}\n`);
-  process.exit(gating ? 2 : 1);
+  if (gating) process.stderr.write(`longrun: the hook failed (${(e as Error)?.message ?? e}); blocked (fail closed)\n`);
+  else if (person) process.stderr.write(`longrun: ${argv[0] === "hook" ? "hook install" : (argv[0] ?? "longrun")} failed: ${oneLine(e)}\n`);
+  else process.stderr.write(`longrun: ${(e as Error)?.stack ?? e}\n`);
+  process.exit(gating || person ? 2 : 1);
 };
+
+/** An error as one line with the way out (a directory it may not write, a full disk). */
+function oneLine(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  const message = String((e as Error)?.message ?? e).split("\n")[0] ?? "";
+  if (code === "EACCES" || code === "EPERM") return `${message}; run it as a user who may write there (the directory's owner), or make it writable`;
+  if (code === "EROFS") return `${message}: the file system is read-only; run it where the project can be written`;
+  if (code === "ENOSPC") return `${message}: the disk is full; free space and run it again`;
+  return message;
+}
 if (gating) {
   process.on("uncaughtException", failure);
   process.on("unhandledRejection", failure);

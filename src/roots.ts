@@ -2,11 +2,11 @@
  * The roots one process serves: opened on first use, one `Root` per real directory (so one
  * database handle per file), optionally confined to an allow-list of parent directories.
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { normalize, sep } from "node:path";
 import { LimitExceededError } from "./core/errors.ts";
 import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
-import { type ServerStore, storeName } from "./store/server_store.ts";
+import { type ServerStore, serverPendingPath, storeName } from "./store/server_store.ts";
 import { classifyStorage } from "./store/storage_fault.ts";
 
 export interface RootRegistryOptions {
@@ -164,6 +164,20 @@ export class RootRegistry {
       this.#resolved.set(spelling, real);
     }
     return real;
+  }
+
+  /**
+   * Where a root's pending checkpoint lives, for a call that could not open the root: null when the
+   * name does not resolve or the directory is no root (nothing is created in a stranger's directory).
+   */
+  pendingPath(named?: string): string | null {
+    if (this.#server) return serverPendingPath(this.#server);
+    try {
+      const paths = rootPaths(this.#resolve(named));
+      return existsSync(paths.longrun) ? paths.pending : null;
+    } catch {
+      return null;
+    }
   }
 
   get(named?: string): Promise<Root> {

@@ -75,8 +75,9 @@ METHODS: Tuple[M, ...] = (
       "A progress checkpoint: saved like any checkpoint (memory first), but the task keeps running and the\n"
       "lease stands. Use it every few steps of a loop, with ``data`` holding where the loop is.",
       fixed=(("kind", '"progress"'),)),
-    M("resume", "task.resume", "ResumeResult", (),
-      "A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``."),
+    M("resume", "task.resume", "ResumeResult", (opt("message_id", "str"),),
+      "A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``.\n"
+      "``message_id``: the user message's id; the message that began the current turn begins no second one."),
     M("recover", "task.recover", "RecoverResult", (opt("force", "bool"),),
       "Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."),
     M("recover_from_memory", "task.recover", "RecoverResult", (opt("force", "bool"),),
@@ -84,8 +85,9 @@ METHODS: Tuple[M, ...] = (
     M("finish", "task.finish", "FinishResult", (opt("summary", "str"), opt("task_id", "str"), opt("cancel_runs", "bool")),
       "Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."),
     # -- turns and the write lease --------------------------------------------------------------
-    M("begin_turn", "turn.begin", "TaskResult", (opt("reason", "str"),),
-      "Host: a new user message began; the turn advances and any lease is revoked."),
+    M("begin_turn", "turn.begin", "TaskResult", (opt("reason", "str"), opt("message_id", "str")),
+      "Host: a new user message began; the turn advances and any lease is revoked. ``message_id``: the\n"
+      "message's id; a message that already began this turn (here or by ``resume``) begins no second one."),
     M("end_turn", "turn.end", "TaskResult", (opt("reason", "str"),),
       "Host: the turn is over; the lease is revoked (the turn number stays)."),
     M("enable_writes", "writes.enable", "GrantResult",

@@ -2,7 +2,9 @@
  * `longrun status|resume|checkpoint|finish|recover`: the contract for a person at a terminal, in
  * plain text. A person at the terminal is the host: `finish` accepts a task (also one waiting for
  * verification) and `recover --force` rebuilds it from memory over a readable state.
- * `status` only reads: in a directory without a root it says so and creates nothing.
+ * In a directory without a root, every command says so in one line and creates nothing (`status`
+ * exits 0: there is nothing to show; the others exit 2). Every failure is one line naming what to
+ * do, exit 2: never a stack trace.
  */
 import { LongrunError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
@@ -45,10 +47,38 @@ export async function runHuman(
     }
     throw e;
   }
-  if (!o.server && command === "status" && !existsSync(rootPaths(dir).longrun)) {
-    console.log(`no longrun root in ${dir} (nothing here yet; a task.start or \`longrun hook install claude\` creates one)`);
-    return 0;
+  if (!o.server && !existsSync(rootPaths(dir).longrun) && !existsSync(rootPaths(dir).memoryDb)) {
+    if (command === "status") {
+      console.log(`no longrun root in ${dir} (nothing here yet; a task.start or \`longrun hook install claude\` creates one)`);
+      return 0;
+    }
+    process.stderr.write(`longrun: no longrun root in ${dir}, so there is nothing to ${command} (nothing was created); run it in the project's directory or pass --root DIR\n`);
+    return 2;
   }
+  try {
+    return await runInRoot(command, dir, o);
+  } catch (e) {
+    // whatever else failed (a directory it may not write, a file it may not read): one line
+    process.stderr.write(`longrun: ${command} failed: ${oneLine(e)}\n`);
+    return 2;
+  }
+}
+
+/** An error as one line with the way out: no stack, no driver text across lines. */
+function oneLine(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  const message = String((e as Error)?.message ?? e).split("\n")[0]!;
+  if (code === "EACCES" || code === "EPERM") return `${message}; run it as a user who may write the project's directory (its owner), or make the directory writable`;
+  if (code === "EROFS") return `${message}: the file system is read-only; run it where the project can be written`;
+  if (code === "ENOSPC") return `${message}: the disk is full; free space and run it again`;
+  return `${message}; \`longrun doctor\` checks this root`;
+}
+
+async function runInRoot(
+  command: HumanCommand,
+  dir: string,
+  o: { root: string | null; summary?: string | boolean; nextStep?: string | boolean; phase?: string | boolean; force?: boolean; acceptMemory?: boolean; server?: ServerStore | null },
+): Promise<number> {
   let root: Root;
   try {
     root = o.server
@@ -58,8 +88,8 @@ export async function runHuman(
       : await Root.open(dir, { searchInWorker: false });
   } catch (e) {
     if (e instanceof LongrunError) {
-      process.stderr.write(`longrun: ${e.kind}: ${e.message}\n`);
-      return 1;
+      process.stderr.write(`longrun: ${e.kind}: ${e.message.split("\n")[0]}\n`);
+      return 2;
     }
     if (e instanceof InvalidRootError) {
       // a database that holds another project (a root on a server)
@@ -107,14 +137,16 @@ export async function runHuman(
       console.log(
         r.memory_id
           ? `(rebuilt from memory ${r.memory_id}${r.quarantined ? `; the unreadable state was kept as ${r.quarantined}` : ""})`
+          : r.task
+          ? `(the unreadable file was kept as ${r.quarantined}; the task's own state was readable and is unchanged)`
           : `(memory holds no checkpoint to rebuild from; the unreadable state was kept as ${r.quarantined}; task.start begins a new task)`,
       );
     }
     return 0;
   } catch (e) {
     if (e instanceof LongrunError) {
-      process.stderr.write(`longrun: ${e.kind}: ${e.message}\n`);
-      return 1;
+      process.stderr.write(`longrun: ${e.kind}: ${e.message.split("\n")[0]}\n`);
+      return 2;
     }
     throw e;
   } finally {

@@ -20,7 +20,7 @@ import {
 } from "./errors.ts";
 import { extractKeywords, normalizeKeywords } from "./keywords.ts";
 import { LIMITS } from "./limits.ts";
-import { checkGate, consumeUse, type GrantInput, grantLease, revokeLease } from "./lease.ts";
+import { asSeen, checkGate, consumeUse, type GrantInput, grantLease, revokeLease } from "./lease.ts";
 import type {
   Clock,
   CrashPoint,
@@ -158,10 +158,21 @@ export class TaskContract {
   /** The current task, or null; with the pending checkpoint, if one waits. */
   async status(taskId?: string): Promise<{ task: TaskState | null; pending_checkpoint: PendingInfo | null }> {
     const current = await this.#d.state.load();
-    if (taskId === undefined || current?.task_id === taskId) return { task: current, pending_checkpoint: await this.#pendingInfo() };
+    const now = this.#now();
+    if (taskId === undefined || current?.task_id === taskId) {
+      const pending = await this.#pendingInfo();
+      // what the gate would answer: a lease past its turn, time or uses, or ended by a checkpoint
+      // that failed (pending, or its lease not ended in storage), reads as read-only
+      const ended = pending !== null || (current !== null && this.#leaseVoided(current));
+      return { task: current && asSeen(current, now, ended), pending_checkpoint: pending };
+    }
     const task = await this.#d.state.loadTask(taskId);
     if (!task) throw new NotFoundError("task", taskId, "; task.list shows the tasks of this root");
-    return { task, pending_checkpoint: null };
+    return { task: asSeen(task, now), pending_checkpoint: null };
+  }
+
+  #leaseVoided(seen: TaskState): boolean {
+    return this.#voidLease !== null && seen.version <= this.#voidLease.through_version;
   }
 
   async #pendingInfo(): Promise<PendingInfo | null> {
@@ -281,13 +292,19 @@ export class TaskContract {
     return next;
   }
 
-  /** Host side: a new user message began. Advances the turn and revokes any lease. */
-  beginTurn(reason = "turn began"): Promise<TaskState> {
+  /**
+   * Host side: a new user message began. Advances the turn and revokes any lease; given the
+   * message's id, a message that already began this turn (by turn.begin or task.resume) begins
+   * no second one, and the task comes back unchanged.
+   */
+  beginTurn(reason = "turn began", messageId?: string): Promise<TaskState> {
     return this.#d.state.transact(async (tx) => {
       const live = await this.#mustBeOpen(tx, "No turn begun");
+      if (messageId !== undefined && live.turn_message_id === messageId) return live;
       const now = this.#now();
       const next = cloneState(live);
       next.turn_index = live.turn_index + 1;
+      next.turn_message_id = messageId ?? null;
       revokeLease(next, reason, now);
       return this.#commit(tx, live, next, now);
     });
@@ -352,7 +369,7 @@ export class TaskContract {
    */
   async requireWritable(action: string): Promise<{ action: string; turn: number; lease: Lease }> {
     const seen = await this.#mustLoad(this.#d.state);
-    if (this.#voidLease && seen.version <= this.#voidLease.through_version) {
+    if (this.#leaseVoided(seen)) {
       throw new WriteGateViolation(
         `Write refused: ${JSON.stringify(action)}: a checkpoint failed and its lease could not be ended in storage; ` +
           `task.resume (once storage works) begins a new turn, then the host grants a new lease`,
@@ -430,7 +447,12 @@ export class TaskContract {
         const live = await this.#mustLoad(tx);
         if (isTerminal(live.status)) throw new TransitionError(live.status, "paused", TRANSITIONS[live.status]);
         const waiting = await this.#d.pending.read();
-        const { working, text, record, checkpointId, savedAt } = this.#draftCheckpoint(live, input);
+        // an older checkpoint still pending goes first, and its effect with it (a pause ends the
+        // lease): this one is drafted from the task as the older one left it
+        const base = waiting && waiting.task_id === live.task_id && live.last_checkpoint?.checkpoint_id !== waiting.checkpoint_id
+          ? applyCheckpoint(live, waiting, "", this.#now())
+          : live;
+        const { working, text, record, checkpointId, savedAt } = this.#draftCheckpoint(base, input);
         prepared = {
           waiting: waiting !== null,
           pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) },
@@ -455,7 +477,7 @@ export class TaskContract {
         // the transaction never began (the database locked or failing): the checkpoint is made
         // from a lock-free read and kept in the pending file all the same, never lost
         p = await this.#prepareWithoutLock(input).catch(() => null);
-        if (p === null) throw cause;
+        if (p === null) throw await this.#checkpointUndrafted(cause);
       }
       const failed = await this.#checkpointFailed(p.waiting ? null : { ...p.pending, error: describeCause(cause) }, p.pending.state.version - 1);
       throw new CheckpointWriteError(this.#d.pending.path, cause, { pendingError: failed.kept, revokeError: failed.revoked });
@@ -515,6 +537,24 @@ export class TaskContract {
   }
 
   /**
+   * A checkpoint that failed before the task could even be read (memory.db gone, the server
+   * unreachable): nothing can be drafted, but the lease ends all the same. The empty pending
+   * marker makes every process's gate refuse (and task.status read read-only) until task.resume.
+   */
+  async #checkpointUndrafted(cause: unknown): Promise<LongrunError> {
+    if (this.#d.pending.exists() && !this.#d.pending.lost()) {
+      // an older checkpoint waits there: it already holds the gate shut, and it is kept
+      return new CheckpointWriteError(this.#d.pending.path, cause, { revokeError: describeCause(cause) });
+    }
+    const marked = this.#d.pending.markLost();
+    if (!marked) this.#voidLease = { through_version: Number.MAX_SAFE_INTEGER };
+    return new CheckpointWriteError(this.#d.pending.path, cause, {
+      pendingError: `the task state could not be read to draft it${marked ? `; ${this.#d.pending.path} marks it` : ", and the pending marker could not be created either"}`,
+      revokeError: describeCause(cause),
+    });
+  }
+
+  /**
    * After a failed checkpoint commit: the checkpoint goes to the pending file (unless an older one
    * waits there, which stays and is saved first next time), then the lease is revoked in a new
    * transaction. If that cannot commit either, the pending file still makes the gate read-only.
@@ -554,7 +594,7 @@ export class TaskContract {
    * dedupes it by checkpoint id, so a repeated or interrupted replay never makes a second
    * record), moves paused back to in_progress, and returns the task's recent memories.
    */
-  resume(): Promise<{
+  resume(messageId?: string): Promise<{
     task: TaskState;
     memories: MemoryHit[];
     replayed: ReplayInfo | null;
@@ -562,8 +602,9 @@ export class TaskContract {
     /** The last checkpoint's `data` (`{}` when it carried none; null when the task has no checkpoint). */
     data: CheckpointData | null;
   }> {
-    return this.#resumeOnce().then(async (r) => {
+    return this.#resumeOnce(messageId).then(async (r) => {
       this.#crash("resume.after_replay");
+      this.#voidLease = null; // the new turn's commit ended any lease in storage
       if (r.replayed || this.#d.pending.lost()) await this.#d.pending.clear();
       else if (r.failed) await this.#d.pending.write(r.failed).catch(() => {});
       const memories = await this.#contextMemories(r.task);
@@ -575,23 +616,26 @@ export class TaskContract {
    * The turn, and the pending checkpoint's replay, in one commit. If the replay cannot commit, the
    * turn is begun without it (the checkpoint stays pending, with the reason).
    */
-  async #resumeOnce(): Promise<{ task: TaskState; replayed: ReplayInfo | null; failed: PendingCheckpoint | null }> {
+  async #resumeOnce(messageId?: string): Promise<{ task: TaskState; replayed: ReplayInfo | null; failed: PendingCheckpoint | null }> {
     const waiting = await this.#d.pending.read();
     if (waiting) {
       try {
-        return await this.#resumeTx(waiting);
+        return await this.#resumeTx(waiting, messageId);
       } catch (cause) {
         if (cause instanceof LongrunError) throw cause;
-        const r = await this.#resumeTx(null);
+        const r = await this.#resumeTx(null, messageId);
         return { ...r, failed: { ...waiting, error: describeCause(cause) } };
       }
     }
-    return this.#resumeTx(null);
+    return this.#resumeTx(null, messageId);
   }
 
-  #resumeTx(waiting: PendingCheckpoint | null): Promise<{ task: TaskState; replayed: ReplayInfo | null; failed: null }> {
+  #resumeTx(waiting: PendingCheckpoint | null, messageId?: string): Promise<{ task: TaskState; replayed: ReplayInfo | null; failed: null }> {
     return this.#d.state.transact(async (tx) => {
       const live = await this.#mustBeOpen(tx, "Not resumed");
+      // the message that began this turn already: no second turn (a pending checkpoint is still saved)
+      const sameMessage = messageId !== undefined && live.turn_message_id === messageId;
+      if (sameMessage && !waiting && live.status !== "paused") return { task: live, replayed: null, failed: null };
       const now = this.#now();
       let next = cloneState(live);
       let replayed: ReplayInfo | null = null;
@@ -602,8 +646,11 @@ export class TaskContract {
           next = applyCheckpoint(next, waiting, saved.record.id, now);
         }
       }
-      next.turn_index = next.turn_index + 1;
-      revokeLease(next, "resume", now);
+      if (!sameMessage) {
+        next.turn_index = next.turn_index + 1;
+        next.turn_message_id = messageId ?? null;
+        revokeLease(next, "resume", now);
+      }
       if (next.status === "paused") this.#setStatus(next, "in_progress", "resume", now);
       await this.#commit(tx, live, next, now);
       return { task: next, replayed, failed: null };
@@ -633,10 +680,22 @@ export class TaskContract {
         if (!(e instanceof StateCorruptError)) throw e;
         corrupt = true;
       }
-      if (!found && corrupt) {
-        // nothing to rebuild from, but an unreadable state must not block the root for ever:
-        // it is moved aside (kept), and the root has no task; task.start begins one
-        return { task: null, memory_id: null, quarantined: await tx.quarantine(), data: null };
+      let quarantined: string | null = null;
+      if (corrupt) {
+        // an unreadable state never blocks the root for ever: it is moved aside (kept) first
+        quarantined = await tx.quarantine();
+        try {
+          live = await tx.load();
+        } catch (e) {
+          if (!(e instanceof StateCorruptError)) throw e;
+          // a stray file went aside and the task's own state is unreadable too
+          quarantined = [quarantined, await tx.quarantine()].filter((q) => q !== null).join("; ") || null;
+          live = null;
+        }
+        // only a stray file was unreadable: the task's state reads, and stays as it is
+        if (live) return { task: live, memory_id: null, quarantined, data: checkpointDataOf(live) };
+        // nothing to rebuild from: the root has no task; task.start begins one
+        if (!found) return { task: null, memory_id: null, quarantined, data: null };
       }
       if (!found) {
         throw new NotFoundError(
@@ -661,7 +720,6 @@ export class TaskContract {
           { reason: "state_readable", task_id: live.task_id, status: live.status, checkpoint_task_id: machine.task_id },
         );
       }
-      const quarantined = corrupt ? await tx.quarantine() : null;
       const now = this.#now();
       const at = now.toISOString();
       const turn = Math.max(machine.turn_index, live?.task_id === machine.task_id ? live.turn_index : 0) + 1;
@@ -790,6 +848,8 @@ function checkpointRecord(working: TaskState, text: string, checkpointId: string
 /** The live state with a replayed checkpoint's effect applied (status, phase, next step). */
 function applyCheckpoint(base: TaskState, cp: PendingCheckpoint, memoryId: string, now: Date): TaskState {
   const next = cloneState(base);
+  // a checkpoint that failed ended the lease then; whatever replays it ends it too
+  revokeLease(next, "checkpoint replayed", now);
   if (next.status === "in_progress" && cp.state.status === "paused") {
     next.history = pushBounded(next.history, {
       at: now.toISOString(),

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   not_found: -32011,
   storage_error: -32012,
   memory_corrupt: -32013,
+  content_missing: -32014,
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_CODES;
@@ -65,10 +66,11 @@ export class WriteGateViolation extends LongrunError {
 /** A status change outside the whitelist. `allowed` lists the legal targets from `from`. */
 export class TransitionError extends LongrunError {
   constructor(readonly from: string, readonly to: string, readonly allowed: readonly string[], hint = "") {
-    const list = allowed.length ? allowed.join(", ") : "none: it is terminal";
     super(
       "transition_error",
-      `Transition refused: ${from} -> ${to} is not allowed; from ${from} the task may go to ${list}${hint}`,
+      allowed.length
+        ? `Transition refused: a task that is ${from} cannot become ${to}; it may become ${orList(allowed)}${hint}`
+        : `Transition refused: the task is already ${from}, which is final${from === to ? "" : `, so it cannot become ${to}`}; start a new task with task.start${hint}`,
       { from, to, allowed: [...allowed] },
     );
   }
@@ -155,8 +157,39 @@ export class LimitExceededError extends LongrunError {
   constructor(readonly field: string, readonly limit: number, readonly actual: number, readonly unit: string, advice = "send less or split it") {
     super(
       "limit_exceeded",
-      `Limit exceeded: ${field} is ${actual} ${unit}, the limit is ${limit} ${unit}; ${advice}`,
+      `Limit exceeded: ${measured(field, actual, limit, unit)}; ${advice}`,
       { field, limit, actual, unit },
+    );
+  }
+}
+
+/** "a, b or c". */
+export function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}
+
+/** A size over its limit, as a sentence: "length is 1000000000, more than the most allowed, 262144". */
+function measured(field: string, actual: number, limit: number, unit: string): string {
+  if (unit === "value") return `${field} is ${actual}, more than the most allowed, ${limit}`;
+  if (unit === "items") return `${field} has ${actual} items, more than the most allowed, ${limit}`;
+  if (unit === "characters" || unit === "bytes") return `${field} is ${actual} ${unit} long, more than the most allowed, ${limit} ${unit}`;
+  return `${field} is ${actual} ${unit}, more than the most allowed, ${limit} ${unit}`;
+}
+
+/**
+ * The stored body of a deliverable (an artifact version, an attachment, a context) is gone or no
+ * longer matches its sha256: that item cannot be given back, but nothing else is wrong (the task
+ * state, memory and the item's record are intact), so it is not a corrupt state.
+ */
+export class ContentMissingError extends LongrunError {
+  constructor(readonly path: string, readonly item: string, readonly reason: "missing" | "mismatch", cause?: unknown) {
+    const again = item.startsWith("context") ? "context.put stores it again under a new ref" : "artifact.put stores it again as a new version";
+    super(
+      "content_missing",
+      `Content missing: the stored body of ${item} ${reason === "missing" ? "is gone" : "no longer matches its sha256 (damaged)"}: ${path}; ` +
+        `the task and the item's record are intact. Restore that file from a backup, or ${again}`,
+      { path, item, reason },
+      { cause },
     );
   }
 }

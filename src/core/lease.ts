@@ -135,6 +135,26 @@ export function checkGate(state: TaskState, action: string, now: Date): GateDeci
   return { ok: true, lease, consumes_use: lease.max_uses !== null };
 }
 
+/**
+ * Whether the lease would let a write through now, whatever the action (scope aside): what a
+ * reader is told (`task.status`), derived from the stored fields and the clock, never stored.
+ */
+export function leaseInForce(state: TaskState, now: Date): boolean {
+  const lease = state.lease;
+  if (state.access_mode !== "writable" || lease === null) return false;
+  if (state.write_lease_turn !== state.turn_index || lease.turn !== state.turn_index) return false;
+  if (state.status !== "in_progress") return false;
+  if (lease.expires_at !== null && now.getTime() >= Date.parse(lease.expires_at)) return false;
+  return lease.max_uses === null || lease.uses < lease.max_uses;
+}
+
+/** The task as a reader sees it: a lease no longer in force (or ended by a pending checkpoint) reads as read-only. */
+export function asSeen(state: TaskState, now: Date, ended = false): TaskState {
+  if (state.access_mode === "read_only" && state.lease === null && state.write_lease_turn === null) return state;
+  if (!ended && leaseInForce(state, now)) return state;
+  return { ...state, access_mode: "read_only", write_lease_turn: null, lease: null };
+}
+
 /** Records one use of the lease (only meaningful when it has `max_uses`). Mutates and returns `state`. */
 export function consumeUse(state: TaskState): TaskState {
   if (state.lease) state.lease = { ...state.lease, uses: state.lease.uses + 1 };

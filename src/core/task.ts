@@ -58,6 +58,11 @@ export interface TaskState {
   status: TaskStatus;
   access_mode: AccessMode;
   turn_index: number;
+  /**
+   * The host's id of the user message that began this turn (`turn.begin`, `task.resume`), when it
+   * gave one: the same id again begins no second turn. Absent in older states.
+   */
+  turn_message_id?: string | null;
   /** The turn the write lease was granted for; the lease is valid only while it equals `turn_index`. */
   write_lease_turn: number | null;
   lease: Lease | null;

@@ -60,7 +60,7 @@ type Env = { Bindings: { trace?: Trace }; Variables: { side: Side } };
 /** Route names for metrics labels; any other path is `other`. */
 const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp"]);
 /** Error kinds that are the server's trouble, not the caller's: each is also an error log line. */
-const SERVER_FAULTS = new Set(["internal", "storage_error", "state_corrupt", "memory_corrupt", "checkpoint_write_error"]);
+const SERVER_FAULTS = new Set(["internal", "storage_error", "state_corrupt", "memory_corrupt", "content_missing", "checkpoint_write_error"]);
 const GATE_REASONS = new Set(["read_only", "stale_lease", "out_of_scope", "expired", "uses_exhausted", "not_in_progress"]);
 const NO_STORE = { "cache-control": "no-store" };
 const JSON_TYPE = { "content-type": "application/json" };

@@ -12,6 +12,7 @@ import { PROTOCOL_VERSION, VERSION } from "../version.ts";
 import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
 import { jsonDepth } from "./framing.ts";
 import type { Caller, Method } from "./method.ts";
+import { ROOT_UNAVAILABLE } from "./root_unavailable.ts";
 import { parseParams } from "./validate.ts";
 
 export type Id = string | number | null;
@@ -180,7 +181,9 @@ export class Dispatcher {
     const params = parseParams(name, m.params, rawParams) as Record<string, unknown>;
     const rootName = typeof params.root === "string" ? params.root : undefined;
     // held until the call is done: a root in use is never closed to make room for another
-    const { root, release } = await this.#roots.acquire(rootName);
+    const { root, release } = await this.#roots.acquire(rootName).catch((e: unknown) => {
+      throw ROOT_UNAVAILABLE[name]?.(this.#roots.pendingPath(rootName), e) ?? e;
+    });
     if (seen) seen.root = root.dir;
     const done = <T>(p: Promise<T>): Promise<T> => (p.then(release, release), p);
     // a driver or file-system failure leaves as a kind the caller can act on, naming the database

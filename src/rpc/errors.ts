@@ -63,6 +63,7 @@ const HTTP_STATUS: Record<string, number> = {
   not_found: 404,
   storage_error: 507,
   memory_corrupt: 500,
+  content_missing: 410,
 };
 
 /** The HTTP status for an error kind (used by the HTTP front end's problem+json answers). */

@@ -43,6 +43,9 @@ export const taskId = () => v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/,
 /** A task of the root by id; absent: the current task. */
 export const taskIdField = () => v.optional(taskId());
 
+/** The host's id of a user message (`turn.begin`, `task.resume`): the same id begins no second turn. */
+const messageId = () => v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.list_item_chars), noControl);
+
 export const S = {
   empty: params({}),
   taskStatus: params({ task_id: taskIdField() }),
@@ -60,7 +63,9 @@ export const S = {
   }),
   taskFinish: params({ summary: v.optional(longText(0)), task_id: taskIdField(), cancel_runs: v.optional(v.boolean()) }),
   taskRecover: params({ force: v.optional(v.boolean()) }),
+  taskResume: params({ message_id: v.optional(messageId()) }),
   turn: params({ reason: v.optional(shortText()) }),
+  turnBegin: params({ reason: v.optional(shortText()), message_id: v.optional(messageId()) }),
   writesEnable: params({
     reason: shortText(),
     scope: v.optional(patternList()),

@@ -3,7 +3,7 @@
  * becomes `limit_exceeded` (field, limit, actual, unit), anything else -32602 with the issues.
  */
 import * as v from "valibot";
-import { LimitExceededError } from "../core/errors.ts";
+import { LimitExceededError, orList } from "../core/errors.ts";
 import { invalidParams } from "./errors.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -61,6 +61,48 @@ function isWellFormed(s: string): boolean {
   return native ? native.call(s) : !LONE_SURROGATE.test(s);
 }
 
+/** The names of a strict object schema's fields (`root` last), or null for another schema. */
+function paramNames(schema: AnySchema): string[] | null {
+  const entries = (schema as { entries?: Record<string, unknown> }).entries;
+  if (!entries) return null;
+  const names = Object.keys(entries).filter((k) => k !== "root");
+  return [...names, ...("root" in entries ? ["root"] : [])];
+}
+
+/**
+ * One validation issue as a sentence naming the field, what was wrong and what is accepted
+ * (valibot's own "Invalid key: Expected never…" speaks its internals). A schema's custom message
+ * is already a sentence and is kept.
+ */
+function plainIssue(issue: v.BaseIssue<unknown>, method: string, schema: AnySchema): string {
+  const field = fieldOf(issue);
+  const got = issue.received;
+  if (issue.expected === "never") {
+    const top = (issue.path?.length ?? 0) <= 1;
+    const names = top ? paramNames(schema) : null;
+    const key = String(issue.path?.at(-1)?.key ?? field);
+    return names
+      ? `${JSON.stringify(key)} is not a param of ${method}; it takes ${names.length ? andList(names) : "no params"}`
+      : `${JSON.stringify(key)} is not a field of ${issue.path!.slice(0, -1).map((p) => String(p.key)).join(".")}; remove it`;
+  }
+  if (got === "undefined") return `${field} is missing, and it is required`;
+  if (issue.type === "picklist") return `${field} is ${got}, which is not one of the values it takes: ${describeExpected(issue.expected)}`;
+  if (issue.message.startsWith("Invalid ")) return `${field} is ${got} and must be ${describeExpected(issue.expected)}`;
+  return `${field}: ${issue.message}`;
+}
+
+function andList(items: readonly string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** valibot's expected text ("string", '("a" | "b")') in words. */
+function describeExpected(expected: string | null): string {
+  if (!expected) return "another value";
+  const options = expected.replace(/^\(|\)$/g, "").split(" | ");
+  if (options.length > 1) return orList(options);
+  return /^[a-z]+$/.test(expected) ? `${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}` : expected;
+}
+
 export function parseParams<S extends AnySchema>(method: string, schema: S, params: unknown): v.InferOutput<S> {
   if (Array.isArray(params)) {
     throw invalidParams(`Invalid params for ${method}: params must be an object of named fields, not an array`, { method });
@@ -74,12 +116,14 @@ export function parseParams<S extends AnySchema>(method: string, schema: S, para
     const measure = SIZE_ISSUES[issue.type];
     if (measure && typeof (issue as { requirement?: unknown }).requirement === "number") {
       const [actual, unit] = measure(issue.input);
-      throw new LimitExceededError(fieldOf(issue), (issue as unknown as { requirement: number }).requirement, actual, unit);
+      const limit = (issue as unknown as { requirement: number }).requirement;
+      const field = fieldOf(issue);
+      throw new LimitExceededError(field, limit, actual, unit, unit === "value" ? `send a ${field} of at most ${limit}` : undefined);
     }
   }
   const first = issues[0];
-  const summary = issues.slice(0, 5).map((i) => `${fieldOf(i)}: ${i.message}`).join("; ");
-  throw invalidParams(`Invalid params for ${method}: ${summary}; see system.describe for this method's schema`, {
+  const summary = issues.slice(0, 5).map((i) => plainIssue(i, method, schema)).join("; ");
+  throw invalidParams(`Invalid params for ${method}: ${summary}; system.describe gives each method's params`, {
     method,
     field: fieldOf(first),
     issues: issues.map((i) => ({ path: fieldOf(i), message: i.message, expected: i.expected, received: i.received })),

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { StateCorruptError } from "../core/errors.ts";
+import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
 import { writeFileAtomic } from "./atomic.ts";
 import type { SqlExec } from "./sql.ts";
@@ -44,9 +44,11 @@ export function readBlob(rawDir: string, ref: string, sha256: string, what: stri
   try {
     bytes = readFileSync(path);
   } catch (e) {
-    throw new StateCorruptError(path, `${what} is missing`, e);
+    const code = (e as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") throw new ContentMissingError(path, what, "missing", e);
+    throw e; // unreadable for now (permissions, I/O): a storage fault, classified at the edge
   }
-  if (sha256Hex(bytes) !== sha256) throw new StateCorruptError(path, `${what} does not match its sha256`);
+  if (sha256Hex(bytes) !== sha256) throw new ContentMissingError(path, what, "mismatch");
   return bytes;
 }
 
@@ -99,7 +101,7 @@ export interface BlobStore {
    * a file is written at once either way.
    */
   put(prefix: string, bytes: Uint8Array, crash?: CrashPoint, ext?: string, within?: SqlExec): Promise<Blob>;
-  /** The bytes of `ref`; `StateCorruptError` when it is missing or does not match `sha256`. */
+  /** The bytes of `ref`; `ContentMissingError` when it is missing or does not match `sha256`. */
   get(ref: string, sha256: string, what: string): Promise<Uint8Array>;
   /** Removes a blob whose row did not commit (best effort). */
   remove(ref: string): Promise<void>;

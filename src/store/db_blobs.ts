@@ -4,7 +4,7 @@
  * Same discipline as the files: written (committed) before the row that names them, removed when
  * that row does not commit, collected when a killed writer left one no row names.
  */
-import { StateCorruptError } from "../core/errors.ts";
+import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
 import type { Database } from "../memory/db.ts";
 import { type Blob, blobRef, type BlobStore, sha256Hex } from "./blobs.ts";
@@ -25,10 +25,10 @@ export function dbBlobs(db: Database, where: string): BlobStore {
     async get(ref: string, sha256: string, what: string): Promise<Uint8Array> {
       const rows = await db.values({ sql: "SELECT bytes FROM blobs WHERE ref = ?", args: [ref] });
       const at = `${where} (blob ${ref})`;
-      if (!rows.length) throw new StateCorruptError(at, `${what} is missing`);
+      if (!rows.length) throw new ContentMissingError(at, what, "missing");
       const v = rows[0]![0];
       const bytes = v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v) : new TextEncoder().encode(String(v));
-      if (sha256Hex(bytes) !== sha256) throw new StateCorruptError(at, `${what} does not match its sha256`);
+      if (sha256Hex(bytes) !== sha256) throw new ContentMissingError(at, what, "mismatch");
       return bytes;
     },
     async remove(ref: string): Promise<void> {

@@ -9,10 +9,28 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
-import { StateCorruptError } from "../core/errors.ts";
+import { CheckpointWriteError, describeCause, StateCorruptError } from "../core/errors.ts";
 import type { CrashPoint, PendingCheckpoint, PendingStore } from "../core/ports.ts";
 import { decodeState } from "./state_codec.ts";
 import { fsyncDir, writeFileAtomic } from "./atomic.ts";
+
+/**
+ * A checkpoint that failed before its root could be opened (memory.db gone, damaged, locked): it
+ * cannot be drafted, but it still ends the lease. The empty marker at `path` makes every process's
+ * gate refuse until task.resume; the answer is the checkpoint's own error. Null for a failure
+ * that is not the storage's (a bad root name), or when there is no pending path.
+ */
+export function checkpointWithoutRoot(path: string | null, cause: unknown): CheckpointWriteError | null {
+  const kind = (cause as { kind?: unknown } | null)?.kind;
+  if (path === null || (kind !== "storage_error" && kind !== "memory_corrupt" && kind !== "conflict")) return null;
+  const pending = new FilePendingStore(path);
+  const waiting = pending.exists() && !pending.lost();
+  const marked = waiting || pending.markLost();
+  return new CheckpointWriteError(path, cause, {
+    pendingError: waiting ? null : `the root could not be opened to draft it${marked ? `; ${path} marks it` : ", and the pending marker could not be created either"}`,
+    revokeError: describeCause(cause),
+  });
+}
 
 export class FilePendingStore implements PendingStore {
   readonly path: string;

@@ -33,6 +33,7 @@ const StateSchema = v.object({
   status: Status,
   access_mode: v.picklist(["read_only", "writable"]),
   turn_index: v.optional(Int, 0),
+  turn_message_id: v.optional(v.nullable(Str)),
   write_lease_turn: v.optional(v.nullable(Int)),
   lease: v.optional(v.nullable(LeaseSchema), null),
   phase: v.optional(Str, ""),

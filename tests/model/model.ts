@@ -303,8 +303,8 @@ export class ContractModel {
   tasks: MTask[] = [];
   current: MTask | null = null;
   runs: MRun[] = [];
-  /** A checkpoint whose commit failed and waits in the pending file (of task `task`). */
-  pending: { task: string } | null = null;
+  /** A checkpoint whose commit failed and waits in the pending file (of task `task`; `pause`: it paused the task). */
+  pending: { task: string; pause?: boolean } | null = null;
   acked: Acked[] = [];
   /** Tasks of the root this model does not know (a reused root): ids only. */
   foreign = new Set<string>();
@@ -788,7 +788,10 @@ export class ModelRunner {
         };
         if (!cur) return { ...base, expect: err("no_active_task"), apply: none };
         if (terminal(cur.status)) return { ...base, expect: err("transition_error"), apply: none };
-        const status = !op.progress && cur.status === "in_progress" ? "paused" : cur.status;
+        // a pending checkpoint of this task is replayed first, with its effect: its pause, its end of the lease
+        const replayed = m.pending !== null && m.pending.task === cur.id;
+        const from = replayed && m.pending!.pause && cur.status === "in_progress" ? "paused" : cur.status;
+        const status = !op.progress && from === "in_progress" ? "paused" : from;
         return {
           ...base,
           expect: {
@@ -801,7 +804,8 @@ export class ModelRunner {
           },
           apply: (r) => {
             m.pending = null;
-            if (!op.progress) {
+            if (replayed) cur.lease = null;
+            if (!op.progress || status !== cur.status) {
               cur.lease = null;
               m.setStatus(cur, status);
             }
@@ -1111,6 +1115,7 @@ export class ModelRunner {
       case "checkpoint": {
         assert.equal(got, "checkpoint_write_error", `a fault at ${at} during task.checkpoint answers checkpoint_write_error`);
         assert.ok(cur && !terminal(cur.status));
+        const pausing = !op.progress && cur.status === "in_progress";
         if (!before) {
           // committed: the task is paused (or keeps running), memory holds it, but no text was returned
           if (!op.progress) m.setStatus(cur, cur.status === "in_progress" ? "paused" : cur.status);
@@ -1120,7 +1125,7 @@ export class ModelRunner {
         // the failure path ends the lease (also a progress checkpoint's), and keeps the checkpoint
         // in the pending file unless one waits there already, or the process is dead
         cur.lease = null;
-        if (!crash && !waiting) m.pending = { task: cur.id };
+        if (!crash && !waiting) m.pending = { task: cur.id, pause: pausing };
         break;
       }
       case "resume": {
@@ -1166,7 +1171,7 @@ export class ModelRunner {
     // every task the model knows (the current one first), with its lease and its runs
     for (const t of m.tasks) {
       const st = t === m.current ? status : await sys.ok("task.status", { task_id: t.id });
-      compareTask(st.task, t);
+      compareTask(st.task, t, t === m.current && m.pending !== null);
       if (m.current !== t) assert.equal(st.task.access_mode, "read_only", `I3: a task that is not current holds a lease: ${t.id}`);
       // who granted: every grant in the log is the host's
       for (const e of st.task.lease_log) if (e.event === "granted") assert.match(String(e.by), /^host:/, `a lease of ${t.id} granted by someone other than the host`);
@@ -1217,19 +1222,23 @@ export class ModelRunner {
   }
 }
 
-function compareTask(real: any, t: MTask): void {
+function compareTask(real: any, t: MTask, pending = false): void {
   assert.ok(real, `task.status has no task, the model has ${t.id}`);
   assert.equal(real.task_id, t.id, "task id (the current task, when asked without one)");
   assert.equal(real.status, t.status, `status of ${t.id}`);
   assert.equal(real.turn_index, t.turn, `turn of ${t.id}`);
-  assert.equal(real.access_mode, t.lease ? "writable" : "read_only", `access mode of ${t.id}`);
-  assert.equal(real.write_lease_turn, t.lease ? t.lease.turn : null, `write_lease_turn of ${t.id}`);
-  if (!t.lease) {
+  // task.status shows a lease only while it is in force: of this turn, in progress, uses left,
+  // and no failed checkpoint pending (which ended it, whatever the stored state still says)
+  const l = t.lease;
+  const held = l && !pending && l.turn === t.turn && t.status === "in_progress" && (l.maxUses === null || l.uses < l.maxUses) ? l : null;
+  assert.equal(real.access_mode, held ? "writable" : "read_only", `access mode of ${t.id}`);
+  assert.equal(real.write_lease_turn, held ? held.turn : null, `write_lease_turn of ${t.id}`);
+  if (!held) {
     assert.equal(real.lease, null, `lease of ${t.id}`);
   } else {
     assert.deepEqual(
       { turn: real.lease.turn, scope: real.lease.scope, max_uses: real.lease.max_uses, uses: real.lease.uses },
-      { turn: t.lease.turn, scope: t.lease.scoped ? SCOPE : null, max_uses: t.lease.maxUses, uses: t.lease.uses },
+      { turn: held.turn, scope: held.scoped ? SCOPE : null, max_uses: held.maxUses, uses: held.uses },
       `lease of ${t.id}`,
     );
   }

@@ -63,9 +63,10 @@ describe("the executable", () => {
       assert.equal(none.code, 0);
       assert.match(none.stdout, /no longrun root in/);
       assert.deepEqual(readdirSync(dir), [], "status creates nothing in a directory without a root");
-      const noTask = await run([BINARY, "checkpoint", "--root", dir, "--summary", "s", "--next-step", "n"]);
-      assert.equal(noTask.code, 1);
-      assert.match(noTask.stderr, /no_active_task/);
+      const noRoot = await run([BINARY, "checkpoint", "--root", dir, "--summary", "s", "--next-step", "n"]);
+      assert.equal(noRoot.code, 2);
+      assert.match(noRoot.stderr, /no longrun root in/);
+      assert.deepEqual(readdirSync(dir), [], "nor does a checkpoint where there is no root");
       const bad = await run([BINARY, "status", "--root", "relative"]);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /not an absolute path/);
@@ -92,7 +93,7 @@ describe("the executable", () => {
         { method: "task.transition", params: { to: "waiting_verification", reason: "done" } },
       ]);
       const plain = await run([BINARY, "recover", "--root", dir]);
-      assert.equal(plain.code, 1);
+      assert.equal(plain.code, 2);
       assert.match(plain.stderr, /conflict: Not recovered: the task state is readable/);
       const forced = await run([BINARY, "recover", "--force", "--root", dir]);
       assert.equal(forced.code, 0, forced.stderr);

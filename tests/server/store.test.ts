@@ -82,7 +82,7 @@ describe("a root on a libSQL server (the binary against sqld)", { skip }, () => 
 
   test("a TLS URL (libsql://) for a server without TLS is storage_error unreachable, saying which schemes speak TLS", async () => {
     const r = await run([BINARY, "status", "--store", db.url.replace(/^http:/, "libsql:"), "--project", "tls", "--state-dir", dir()]);
-    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /storage_error/);
     assert.match(r.stderr, /speak TLS; a server without TLS is http:\/\/ or ws:\/\//);
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);

@@ -115,12 +115,12 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "task.finish": ("summary", "task_id", "cancel_runs",),
     "task.list": (),
     "task.recover": ("force",),
-    "task.resume": (),
+    "task.resume": ("message_id",),
     "task.start": ("description", "keywords", "constraints", "desired_outcome", "bounds",),
     "task.status": ("task_id",),
     "task.switch": ("task_id", "reason",),
     "task.transition": ("to", "reason", "task_id",),
-    "turn.begin": ("reason",),
+    "turn.begin": ("reason", "message_id",),
     "turn.end": ("reason",),
     "writes.enable": ("reason", "scope", "ttl_seconds", "max_uses",),
     "writes.request": ("reason", "scope",),
@@ -176,9 +176,11 @@ class ContractMethods:
         """
         return cast(CheckpointResult, self._request("task.checkpoint", _clean({"kind": "progress", "summary": summary, "next_step": next_step, "data": data, "phase": phase, "lang": lang})))
 
-    def resume(self) -> ResumeResult:
-        """A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``."""
-        return cast(ResumeResult, self._request("task.resume", _clean({})))
+    def resume(self, message_id: Optional[str] = None) -> ResumeResult:
+        """A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``.
+        ``message_id``: the user message's id; the message that began the current turn begins no second one.
+        """
+        return cast(ResumeResult, self._request("task.resume", _clean({"message_id": message_id})))
 
     def recover(self, force: Optional[bool] = None) -> RecoverResult:
         """Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."""
@@ -192,9 +194,11 @@ class ContractMethods:
         """Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."""
         return cast(FinishResult, self._request("task.finish", _clean({"summary": summary, "task_id": task_id, "cancel_runs": cancel_runs})))
 
-    def begin_turn(self, reason: Optional[str] = None) -> TaskResult:
-        """Host: a new user message began; the turn advances and any lease is revoked."""
-        return cast(TaskResult, self._request("turn.begin", _clean({"reason": reason})))
+    def begin_turn(self, reason: Optional[str] = None, message_id: Optional[str] = None) -> TaskResult:
+        """Host: a new user message began; the turn advances and any lease is revoked. ``message_id``: the
+        message's id; a message that already began this turn (here or by ``resume``) begins no second one.
+        """
+        return cast(TaskResult, self._request("turn.begin", _clean({"reason": reason, "message_id": message_id})))
 
     def end_turn(self, reason: Optional[str] = None) -> TaskResult:
         """Host: the turn is over; the lease is revoked (the turn number stays)."""
@@ -405,9 +409,11 @@ class AsyncContractMethods:
         """
         return cast(CheckpointResult, await self._request("task.checkpoint", _clean({"kind": "progress", "summary": summary, "next_step": next_step, "data": data, "phase": phase, "lang": lang})))
 
-    async def resume(self) -> ResumeResult:
-        """A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``."""
-        return cast(ResumeResult, await self._request("task.resume", _clean({})))
+    async def resume(self, message_id: Optional[str] = None) -> ResumeResult:
+        """A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``.
+        ``message_id``: the user message's id; the message that began the current turn begins no second one.
+        """
+        return cast(ResumeResult, await self._request("task.resume", _clean({"message_id": message_id})))
 
     async def recover(self, force: Optional[bool] = None) -> RecoverResult:
         """Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."""
@@ -421,9 +427,11 @@ class AsyncContractMethods:
         """Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."""
         return cast(FinishResult, await self._request("task.finish", _clean({"summary": summary, "task_id": task_id, "cancel_runs": cancel_runs})))
 
-    async def begin_turn(self, reason: Optional[str] = None) -> TaskResult:
-        """Host: a new user message began; the turn advances and any lease is revoked."""
-        return cast(TaskResult, await self._request("turn.begin", _clean({"reason": reason})))
+    async def begin_turn(self, reason: Optional[str] = None, message_id: Optional[str] = None) -> TaskResult:
+        """Host: a new user message began; the turn advances and any lease is revoked. ``message_id``: the
+        message's id; a message that already began this turn (here or by ``resume``) begins no second one.
+        """
+        return cast(TaskResult, await self._request("turn.begin", _clean({"reason": reason, "message_id": message_id})))
 
     async def end_turn(self, reason: Optional[str] = None) -> TaskResult:
         """Host: the turn is over; the lease is revoked (the turn number stays)."""

@@ -82,11 +82,11 @@ export const taskMethods = [
   method({
     name: "task.resume",
     side: "agent",
-    summary: "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info and the last checkpoint's data",
-    params: S.empty,
+    summary: "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info and the last checkpoint's data; message_id: the user message's id (the message that began this turn begins no second one)",
+    params: S.taskResume,
     lane: "state",
     readOnly: false,
-    handler: ({ root }) => root.contract.resume(),
+    handler: ({ root }, p) => root.contract.resume(p.message_id),
   }),
   method({
     name: "task.recover",
@@ -132,11 +132,11 @@ export const taskMethods = [
   method({
     name: "turn.begin",
     side: "host",
-    summary: "A new user message: advance the turn and revoke the lease",
-    params: S.turn,
+    summary: "A new user message: advance the turn and revoke the lease; message_id: the message's id (a message that already began this turn, by turn.begin or task.resume, begins no second one)",
+    params: S.turnBegin,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({ task: await root.contract.beginTurn(p.reason) }),
+    handler: async ({ root }, p) => ({ task: await root.contract.beginTurn(p.reason, p.message_id) }),
   }),
   method({
     name: "turn.end",
