@@ -350,6 +350,18 @@ describe(`the status page in headless Chromium (${target.name})`, { skip }, () =
     assert.equal(await host.locator(".run-cancel").count(), 0);
   });
 
+  test("a continuation the agent asks for waits for the host, who grants it on the page with one click", async () => {
+    const asked = (await rpc("run.continue", { parent_run_id: "R_0002", owner: "worker-2", budget: { tool_calls: 3 } }, http.tokens.agent_token)).run;
+    assert.equal(asked.status, "requested");
+    const grant = host.locator(`.run-decide[data-run="${asked.run_id}"]`).first();
+    await until(async () => (await grant.count()) === 1, "the requested run with its grant button");
+    assert.match(await host.locator("#runs-view").innerText(), /waiting for the host/);
+    await grant.click();
+    await until(async () => (await rpc("run.get", { run_id: asked.run_id })).run.status === "running", "the granted run");
+    assert.equal((await rpc("run.get", { run_id: asked.run_id })).run.grant.decided_by, "host:page");
+    await until(async () => (await host.locator(".run-decide").count()) === 0, "no grant buttons once it is granted");
+  });
+
   test("log out ends the session on the server: the same cookie and key are refused, and a reload is not logged in", async () => {
     const page = await open(1280, 800);
     await page.goto(await mint(http.tokens.host_token));

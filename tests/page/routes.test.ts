@@ -178,6 +178,22 @@ describe("status page routes (in-process)", () => {
     assert.equal((await rpc("run.get", { run_id: result.run.run_id })).result.run.status, "cancelled");
   });
 
+  test("a host session grants or refuses a run the agent asked for (recorded as host:page); the agent's session may not", async () => {
+    await rpc("task.start", { description: "page task" }, tokens.agent);
+    const asked = (await rpc("run.start", { owner: "w", tools: ["fetch"] }, tokens.agent)).result.run;
+    const agent = (await login(await mint(tokens.agent))) as Session;
+    assert.equal((await act(asSession(agent), { action: "grant_run", run_id: asked.run_id, reason: "me" })).status, 403);
+    const host = (await login(codeOf(page.startLink(ORIGIN)))) as Session;
+    assert.equal((await act(asSession(host), { action: "grant_run", run_id: asked.run_id, reason: "the user said yes" })).status, 200);
+    const granted = (await rpc("run.get", { run_id: asked.run_id })).result.run;
+    assert.deepEqual([granted.status, granted.grant.decided_by, granted.grant.reason], ["running", "host:page", "the user said yes"]);
+    await rpc("run.finish", { run_id: asked.run_id, epoch: 1, outcome: "done" }, tokens.agent);
+    const again = (await rpc("run.continue", { parent_run_id: asked.run_id, owner: "w", budget: {} }, tokens.agent)).result.run;
+    assert.equal((await act(asSession(host), { action: "refuse_run", run_id: again.run_id, reason: "enough" })).status, 200);
+    assert.equal((await rpc("run.get", { run_id: again.run_id })).result.run.status, "refused");
+    assert.equal((await act(asSession(host), { action: "refuse_run", run_id: again.run_id, reason: "twice" })).status, 409);
+  });
+
   test("a stolen cookie without the page's key is refused (cookies are shared by every port of a host; the key is not)", async () => {
     await rpc("task.start", { description: "page task" }, tokens.agent);
     const host = (await login(codeOf(page.startLink(ORIGIN)))) as Session;

@@ -280,7 +280,7 @@ export function pageScript(views: PageViews): void {
   }
 
   async function act(body: Record<string, unknown>, done: string): Promise<boolean> {
-    const buttons = Array.from(document.querySelectorAll<HTMLButtonElement>("#host-controls button, .run-cancel"));
+    const buttons = Array.from(document.querySelectorAll<HTMLButtonElement>("#host-controls button, .run-cancel, .run-decide"));
     for (const b of buttons) b.disabled = true;
     try {
       const res = await fetch("/page/act", {
@@ -303,7 +303,17 @@ export function pageScript(views: PageViews): void {
     }
   }
 
+  /** A requested run: grant it as asked, or refuse it; any other open run: cancel it. */
   function cancelButton(r: Run): HTMLElement {
+    if (r.status !== "requested") return cancelOnly(r);
+    const grant = h("button", { type: "button", class: "run-decide", "data-run": r.run_id }, `Grant run ${r.run_id} as asked`) as HTMLButtonElement;
+    const refuse = h("button", { type: "button", class: "danger run-decide", "data-run": r.run_id }, `Refuse run ${r.run_id}`) as HTMLButtonElement;
+    grant.addEventListener("click", () => void act({ action: "grant_run", run_id: r.run_id, reason: "granted on the status page" }, `Run ${r.run_id} granted`));
+    refuse.addEventListener("click", () => void act({ action: "refuse_run", run_id: r.run_id, reason: "refused on the status page" }, `Run ${r.run_id} refused`));
+    return h("p", null, grant, " ", refuse);
+  }
+
+  function cancelOnly(r: Run): HTMLElement {
     const b = h("button", { type: "button", class: "danger run-cancel", "data-run": r.run_id }, `Cancel run ${r.run_id}…`) as HTMLButtonElement;
     let armed = false;
     b.addEventListener("click", () => {

@@ -145,7 +145,9 @@ export function pageViews() {
     if (!s.runs.length) return [empty(s.task ? "No runs for this task." : "No task.")];
     return [
       ...s.runs.map((r) => {
-        const open = r.status === "running" || r.status === "parked";
+        const open = r.status === "running" || r.status === "parked" || r.status === "requested";
+        const g = r.grant;
+        const asked = g && `tools ${g.request.authorization.tools.join(", ") || "none"} · sources ${g.request.authorization.sources.join(", ") || "none"} · send to ${g.request.authorization.send.join(", ") || "nowhere"}`;
         return h(
           "article",
           { class: "card", "aria-labelledby": `run-${r.run_id}` },
@@ -156,7 +158,9 @@ export function pageViews() {
             badge(r.status, `st-${r.status}`),
             h("span", { class: "muted" }, `owner ${r.owner} · epoch ${r.epoch}${r.parent_run_id ? ` · continues ${r.parent_run_id}` : ""} · started `, when(r.created_at)),
           ),
-          r.parked_on && h("p", null, "Parked, waiting for: ", r.parked_on),
+          g && g.state === "requested" && h("p", null, badge("waiting for the host", "bad"), ` asked by ${g.requested_by}: ${asked}`),
+          g && g.state !== "requested" && h("p", { class: "muted" }, `${g.state} by ${g.decided_by ?? "?"}`, g.standing ? ` (standing allowance ${g.standing})` : "", g.reason ? `: “${g.reason}”` : ""),
+          r.parked_on && h("p", null, r.parked_for_user ? "Parked for the user, waiting for: " : "Parked, waiting for: ", r.parked_on),
           r.outcome && h("p", null, "Outcome: ", r.outcome),
           r.gaps.length > 0 && h("p", null, "Gaps left open: ", r.gaps.join("; ")),
           receiptsOf(r),

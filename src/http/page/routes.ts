@@ -1,7 +1,8 @@
 /**
  * The status page's routes on the HTTP app: `GET /` (the page), its script and style, login with
  * a one-time code, a snapshot (`/page/state`), live updates (`/page/events`, server-sent events),
- * memory search, and the host's actions (`POST /page/act`: grant, revoke, cancel a run).
+ * memory search, and the host's actions (`POST /page/act`: grant, revoke, cancel a run, grant or
+ * refuse a requested run).
  *
  * Who is asking: a bearer token (host or agent), or a page session (cookie and key, see
  * sessions.ts). Actions are the host's: an agent's are refused here and again by the dispatcher.
@@ -58,6 +59,9 @@ const Act = v.variant("action", [
   v.strictObject({ action: v.literal("grant"), root: v.optional(v.string()), reason: shortText(), scope: v.optional(patternList()) }),
   v.strictObject({ action: v.literal("revoke"), root: v.optional(v.string()), reason: v.optional(shortText()) }),
   v.strictObject({ action: v.literal("cancel_run"), root: v.optional(v.string()), run_id: v.pipe(v.string(), v.regex(/^R_\d{1,15}$/)), reason: v.optional(shortText()) }),
+  // a requested run, granted as asked or refused (narrowing is run.grant's, over the protocol)
+  v.strictObject({ action: v.literal("grant_run"), root: v.optional(v.string()), run_id: v.pipe(v.string(), v.regex(/^R_\d{1,15}$/)), reason: shortText() }),
+  v.strictObject({ action: v.literal("refuse_run"), root: v.optional(v.string()), run_id: v.pipe(v.string(), v.regex(/^R_\d{1,15}$/)), reason: shortText() }),
 ]);
 
 const TASK_ID = /^T_[0-9A-Za-z_]{1,80}$/;
@@ -210,7 +214,9 @@ export class StatusPage {
       if (side !== "host") return problem(c, 403, "unauthorized", "Granting, revoking and cancelling are the host's: this page was opened with the agent's side, which may only look");
       if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) return problem(c, 415, "invalid_request", "Send the action as JSON");
       const parsed = v.safeParse(Act, await c.req.json().catch(() => null));
-      if (!parsed.success) return problem(c, 422, "invalid_params", "An action is {action: grant, reason, scope?} | {action: revoke} | {action: cancel_run, run_id}", { issues: v.flatten(parsed.issues) });
+      if (!parsed.success) {
+        return problem(c, 422, "invalid_params", "An action is {action: grant, reason, scope?} | {action: revoke} | {action: cancel_run, run_id} | {action: grant_run | refuse_run, run_id, reason}", { issues: v.flatten(parsed.issues) });
+      }
       const a = parsed.output;
       const root = a.root === undefined || a.root === o.defaultRoot || this.roots().includes(a.root) ? (a.root ?? o.defaultRoot) : null;
       if (root === null) return problem(c, 422, "invalid_params", "That root is not one this page offers", { field: "root" });
@@ -219,7 +225,11 @@ export class StatusPage {
           ? ["writes.enable", { reason: a.reason, ...(a.scope?.length ? { scope: a.scope } : {}) }]
           : a.action === "revoke"
             ? ["turn.end", { reason: a.reason ?? "revoked on the status page" }]
-            : ["run.cancel", { run_id: a.run_id, reason: a.reason ?? "cancelled on the status page" }];
+            : a.action === "grant_run"
+              ? ["run.grant", { run_id: a.run_id, reason: a.reason }]
+              : a.action === "refuse_run"
+                ? ["run.refuse", { run_id: a.run_id, reason: a.reason }]
+                : ["run.cancel", { run_id: a.run_id, reason: a.reason ?? "cancelled on the status page" }];
       const answer = (await o.dispatcher.handleMessage({ jsonrpc: "2.0", id: 1, method, params: { ...params, root } }, deps.caller(side, "page", c))) as {
         result?: unknown;
         error?: ErrorObject;
