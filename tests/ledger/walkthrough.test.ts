@@ -5,7 +5,10 @@
  * process and the database itself), not from what a step printed. Along the way, the questions
  * a user of seed 003 asks next: a duplicate run after the crash, a new short question beside the
  * running research, an unknown effect met again in the continuation, usage past the limit, and a
- * report version older than the adjustment offered as its answer.
+ * report version older than the adjustment offered as its answer. Every call here is the host's
+ * (stdio), so its runs are granted as they start; walkthrough_grants.test.ts is the same walkthrough
+ * split as issue 23 asks: the agent (HTTP agent token) requests the run and its continuation, the
+ * host (host token) grants them, narrowed.
  */
 import assert from "node:assert/strict";
 import { localStateDir, openTestDb } from "../state_helpers.ts";
