@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   storage_error: -32012,
   memory_corrupt: -32013,
   content_missing: -32014,
+  idempotency_conflict: -32015,
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_CODES;
@@ -190,6 +191,18 @@ export class ContentMissingError extends LongrunError {
         `the task and the item's record are intact. Restore that file from a backup, or ${again}`,
       { path, item, reason },
       { cause },
+    );
+  }
+}
+
+/** An idempotency key already used for another call (another method, or other params). Nothing was done. */
+export class IdempotencyConflictError extends LongrunError {
+  constructor(readonly key: string, readonly method: string, readonly first_method: string) {
+    super(
+      "idempotency_conflict",
+      `Refused: idempotency_key ${JSON.stringify(key)} was already used for ${first_method === method ? `${method} with other params` : first_method}, ` +
+        `so this call was not carried out; use a new key for a new call, or repeat the first call exactly to get its answer`,
+      { key, method, first_method },
     );
   }
 }

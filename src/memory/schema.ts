@@ -300,6 +300,20 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE ledger_tasks ADD COLUMN terms TEXT`,
     ],
   },
+  {
+    version: 9,
+    name: "idempotency keys: a write's first answer, kept per root for a window (src/store/idempotency.ts)",
+    sql: [
+      `CREATE TABLE idempotency (
+        key TEXT PRIMARY KEY,
+        method TEXT NOT NULL,
+        params_sha256 TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        at_ms INTEGER NOT NULL
+      )`,
+      `CREATE INDEX idempotency_at ON idempotency(at_ms)`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -13,7 +13,8 @@ import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcEr
 import { jsonDepth } from "./framing.ts";
 import type { Caller, Method } from "./method.ts";
 import { ROOT_UNAVAILABLE } from "./root_unavailable.ts";
-import { parseParams } from "./validate.ts";
+import { IDEMPOTENCY_WINDOW_MS, once } from "../store/idempotency.ts";
+import { idempotencyKeyOf, parseParams } from "./validate.ts";
 
 export type Id = string | number | null;
 
@@ -178,7 +179,8 @@ export class Dispatcher {
         { method: name, side_required: "host", side: caller.side },
       );
     }
-    const params = parseParams(name, m.params, rawParams) as Record<string, unknown>;
+    const { key: idemKey, params: ownParams } = idempotencyKeyOf(name, m.readOnly, m.params, rawParams);
+    const params = parseParams(name, m.params, ownParams) as Record<string, unknown>;
     const rootName = typeof params.root === "string" ? params.root : undefined;
     // held until the call is done: a root in use is never closed to make room for another
     const { root, release } = await this.#roots.acquire(rootName).catch((e: unknown) => {
@@ -187,7 +189,8 @@ export class Dispatcher {
     if (seen) seen.root = root.dir;
     const done = <T>(p: Promise<T>): Promise<T> => (p.then(release, release), p);
     // a driver or file-system failure leaves as a kind the caller can act on, naming the database
-    const run = () => m.handler({ root, caller }, params).catch((e: unknown) => {
+    const call = () => m.handler({ root, caller }, params);
+    const run = () => (idemKey === null ? call() : once(root.db, idemKey, name, params, call)).catch((e: unknown) => {
       throw classifyStorage(e, root.paths.memoryDb) ?? e;
     });
     const key = root.dir;
@@ -230,6 +233,8 @@ export class Dispatcher {
         })),
       ],
       limits: LIMITS,
+      // every method with read_only false also takes it (not in its params schema)
+      idempotency: { param: "idempotency_key", window_seconds: IDEMPOTENCY_WINDOW_MS / 1000, max_chars: LIMITS.list_item_chars },
       errors: Object.entries(ERROR_CODES).map(([kind, code]) => ({ code, kind })),
     };
   }

@@ -64,6 +64,7 @@ const HTTP_STATUS: Record<string, number> = {
   storage_error: 507,
   memory_corrupt: 500,
   content_missing: 410,
+  idempotency_conflict: 409,
 };
 
 /** The HTTP status for an error kind (used by the HTTP front end's problem+json answers). */

@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { LimitExceededError, orList } from "../core/errors.ts";
+import { LIMITS } from "../core/limits.ts";
 import { invalidParams } from "./errors.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -101,6 +102,32 @@ function describeExpected(expected: string | null): string {
   const options = expected.replace(/^\(|\)$/g, "").split(" | ");
   if (options.length > 1) return orList(options);
   return /^[a-z]+$/.test(expected) ? `${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}` : expected;
+}
+
+const KEY_CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** A method whose own params have an `idempotency_key` (receipt.begin: the effect's own key) keeps it as its own. */
+function ownsKey(schema: AnySchema): boolean {
+  return "idempotency_key" in ((schema as { entries?: Record<string, unknown> }).entries ?? {});
+}
+
+/** Writes whose answer must never be replayed: the gate check answers for now, every time. */
+const NO_KEY: ReadonlySet<string> = new Set(["writes.require"]);
+
+/**
+ * A write's optional `idempotency_key`, taken out of its params before they are checked against
+ * the method's schema (which knows nothing of it). A read method, and the gate check
+ * (writes.require, which answers for the moment it is asked), have none: there the field is an
+ * unknown param like any other.
+ */
+export function idempotencyKeyOf(method: string, readOnly: boolean, schema: AnySchema, params: unknown): { key: string | null; params: unknown } {
+  if (readOnly || NO_KEY.has(method) || ownsKey(schema) || !params || typeof params !== "object" || Array.isArray(params) || !("idempotency_key" in params)) return { key: null, params };
+  const { idempotency_key: key, ...rest } = params as Record<string, unknown>;
+  if (typeof key !== "string" || key.length === 0 || KEY_CONTROL.test(key)) {
+    throw invalidParams(`Invalid params for ${method}: idempotency_key is a non-empty string without control characters (a UUID, say), not ${JSON.stringify(key)}`, { method, field: "idempotency_key" });
+  }
+  if (key.length > LIMITS.list_item_chars) throw new LimitExceededError("idempotency_key", LIMITS.list_item_chars, key.length, "characters");
+  return { key, params: rest };
 }
 
 export function parseParams<S extends AnySchema>(method: string, schema: S, params: unknown): v.InferOutput<S> {

@@ -541,6 +541,16 @@ export interface RunStats {
 
 let noteCounter = 0;
 
+/**
+ * Writes that take an idempotency key (every method that changes something, except the gate
+ * check, which answers for the moment it is asked, and receipt.begin, whose own key it is).
+ */
+const KEYED = new Set(
+  allMethods()
+    .filter((m) => !m.readOnly && m.name !== "writes.require" && !("idempotency_key" in ((m.params as { entries?: object }).entries ?? {})))
+    .map((m) => m.name),
+);
+
 export class ModelRunner {
   readonly m = new ContractModel();
   readonly stats: RunStats = { steps: 0, calls: 0, skipped: 0, restarts: 0, faultsFired: 0, outcomes: {} };
@@ -603,10 +613,19 @@ export class ModelRunner {
       return;
     }
     this.stats.calls++;
-    const ans = await this.sys.call(p.method, p.params, p.side);
+    // every third write carries an idempotency key and is sent again, as by a host that lost the
+    // answer: the first answer comes back, and the check after the step finds no second effect
+    const key = KEYED.has(p.method) && this.stats.calls % 3 === 0 ? `model-key-${this.stats.calls}-${this.stats.restarts}` : null;
+    const params = key ? { ...p.params, idempotency_key: key } : p.params;
+    const ans = await this.sys.call(p.method, params, p.side);
     this.#count(p.method, ans);
     await expectAnswer(p, ans);
     p.apply(ans.result);
+    if (key && !ans.error) {
+      const again = await this.sys.call(p.method, params, p.side);
+      this.#count(p.method, again, "retry ");
+      assert.deepEqual(again.result, ans.result, `${p.method} sent again with its idempotency key answers as the first time`);
+    }
   }
 
   #count(method: string, ans: Answer, prefix = ""): void {
