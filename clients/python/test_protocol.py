@@ -16,6 +16,7 @@ from unittest import mock
 from testsupport import BIN, HERE, fake_server, require_binary, temp_root
 
 from longrun import (
+    IdempotencyConflict,
     ConflictError, IncompatibleServer, LimitExceeded, LongrunClient, LongrunError, RequestTimeout, ServerExited,
     WriteGateViolation, __version__,
 )
@@ -35,6 +36,18 @@ class RealServerTest(unittest.TestCase):
         c = LongrunClient(self.root, binary=BIN, timeout=30, **kw)
         self.addCleanup(c.close)
         return c
+
+
+class IdempotencyTest(RealServerTest):
+    def test_a_write_sent_again_with_its_key_answers_as_the_first_time_and_other_params_are_refused(self):
+        first = self.lr.call("task.start", description="retry me", idempotency_key="py-k1")
+        again = self.lr.call("task.start", description="retry me", idempotency_key="py-k1")
+        self.assertEqual(again["task"]["task_id"], first["task"]["task_id"])
+        self.assertEqual(len(self.lr.call("task.list")["tasks"]), 1)
+        with self.assertRaises(IdempotencyConflict) as cm:
+            self.lr.call("task.start", description="something else", idempotency_key="py-k1")
+        self.assertEqual(cm.exception.key, "py-k1")
+        self.assertEqual(cm.exception.first_method, "task.start")
 
 
 class CoverageTest(RealServerTest):

@@ -23,6 +23,8 @@ from .errors import (
     CheckpointWriteError,
     ClientClosed,
     ConflictError,
+    ContentMissing,
+    IdempotencyConflict,
     IncompatibleServer,
     InternalError,
     InvalidParams,
@@ -54,7 +56,7 @@ __all__ = [
     "bundled_binary", "find_binary", "check_describe", "error_from_wire",
     "LongrunError", "WriteGateViolation", "TransitionError", "CheckpointWriteError", "StateCorruptError",
     "NoActiveTask", "StaleEpoch", "BudgetExhausted", "Unauthorized", "LimitExceeded", "ConflictError",
-    "NotFound", "StorageError", "MemoryCorrupt", "InvalidParams", "ProtocolError", "ParseError",
+    "NotFound", "StorageError", "MemoryCorrupt", "ContentMissing", "IdempotencyConflict", "InvalidParams", "ProtocolError", "ParseError",
     "InvalidRequest", "MethodNotFound", "InternalError", "ServerExited", "ClientClosed", "RequestTimeout",
     "ServerUnreachable", "IncompatibleServer",
 ]

@@ -168,6 +168,39 @@ class MemoryCorrupt(LongrunError):
         return self.data.get("path")
 
 
+class ContentMissing(LongrunError):
+    """-32014: the stored body of one artifact version, attachment or context is gone or damaged; the
+    rest is intact. Restore the file named in ``path``, or put the content again."""
+
+    wire = ("content_missing", -32014)
+
+    @property
+    def item(self) -> Optional[str]:
+        return self.data.get("item")
+
+    @property
+    def path(self) -> Optional[str]:
+        return self.data.get("path")
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.data.get("reason")
+
+
+class IdempotencyConflict(LongrunError):
+    """-32015: the ``idempotency_key`` was already used for another method or other params; nothing was done."""
+
+    wire = ("idempotency_conflict", -32015)
+
+    @property
+    def key(self) -> Optional[str]:
+        return self.data.get("key")
+
+    @property
+    def first_method(self) -> Optional[str]:
+        return self.data.get("first_method")
+
+
 class InvalidParams(LongrunError):
     """-32602: params failed validation; ``data["issues"]`` lists what was wrong."""
 
@@ -248,7 +281,7 @@ class IncompatibleServer(LongrunError):
 _WIRED: List[Type[LongrunError]] = [
     WriteGateViolation, TransitionError, CheckpointWriteError, StateCorruptError, NoActiveTask, StaleEpoch,
     BudgetExhausted, Unauthorized, LimitExceeded, ConflictError, NotFound, StorageError, MemoryCorrupt,
-    InvalidParams, ParseError, InvalidRequest, MethodNotFound, InternalError,
+    ContentMissing, IdempotencyConflict, InvalidParams, ParseError, InvalidRequest, MethodNotFound, InternalError,
 ]
 _BY_KIND: Dict[str, Type[LongrunError]] = {c.wire[0]: c for c in _WIRED if c.wire}
 _BY_CODE: Dict[int, Type[LongrunError]] = {c.wire[1]: c for c in _WIRED if c.wire}

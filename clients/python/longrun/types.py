@@ -26,7 +26,7 @@ ErrorKind = Literal[
     "parse_error", "invalid_request", "method_not_found", "invalid_params", "internal",
     "write_gate_violation", "transition_error", "checkpoint_write_error", "state_corrupt", "no_active_task",
     "stale_epoch", "budget_exhausted", "unauthorized", "limit_exceeded", "conflict", "not_found",
-    "storage_error", "memory_corrupt",
+    "storage_error", "memory_corrupt", "content_missing", "idempotency_conflict",
 ]
 
 # -- tasks --------------------------------------------------------------------------------------
