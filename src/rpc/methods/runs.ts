@@ -79,7 +79,7 @@ export const runMethods = [
       const authorization = { tools: p.tools ?? [], sources: p.sources ?? [], send: p.send ?? [], scope: p.scope ?? [] };
       const budget = p.budget ?? {};
       const task = await root.state.load();
-      if (task) requireWithinTerms(await root.runs.terms(task.task_id), task.task_id, authorization, budget);
+      if (task) requireWithinTerms(await root.runs.termsFor(task.task_id), task.task_id, authorization, budget);
       return {
         run: await root.runs.start(task, {
           owner: p.owner,
@@ -149,7 +149,7 @@ export const runMethods = [
     readOnly: false,
     handler: async ({ root, caller }, p) => {
       const taskId = await openTaskId(root, "run.continue");
-      const terms = await root.runs.terms(taskId);
+      const terms = await root.runs.termsFor(taskId);
       return root.runs.continueRun(p.parent_run_id, {
         task_id: taskId,
         check: (authorization) => requireWithinTerms(terms, taskId, authorization, p.budget),

@@ -24,11 +24,19 @@ export const taskMethods = [
           side: caller.side,
         });
       }
-      const out = await root.contract.startTask(p.description, p.keywords);
-      const terms = given
-        ? await root.runs.setTerms(out.task.task_id, p.description, { constraints: p.constraints ?? [], desired_outcome: p.desired_outcome ?? null, bounds: p.bounds ?? null, set_by: callerName(caller) })
-        : null;
-      return { ...out, terms };
+      if (!given) return { ...(await root.contract.startTask(p.description, p.keywords)), terms: null };
+      // the terms are written first, as an intent, then the task, then the terms move onto it in
+      // one commit: a crash in between leaves a task whose runs wait for its terms, never unbounded
+      const wanted = { constraints: p.constraints ?? [], desired_outcome: p.desired_outcome ?? null, bounds: p.bounds ?? null, set_by: callerName(caller) };
+      const intent = await root.runs.intendTerms(p.description, wanted);
+      let out;
+      try {
+        out = await root.contract.startTask(p.description, p.keywords);
+      } catch (e) {
+        await root.runs.dropIntent(intent).catch(() => {});
+        throw e;
+      }
+      return { ...out, terms: await root.runs.attachTerms(intent, out.task.task_id, p.description, wanted) };
     },
   }),
   method({
