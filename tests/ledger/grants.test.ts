@@ -156,6 +156,9 @@ describe("research runs are the host's to grant (binary, HTTP)", () => {
     mkdirSync(join(root, ".longrun"), { recursive: true });
     writeFileSync(join(root, ".longrun", "settings.json"), JSON.stringify({ run_allowances: [{ name: "filings research", tools: ["fetch"], sources: ["filings"], budget: { tool_calls: 5, cost: 1 } }] }));
     await ok("agent", "task.start", { description: "standing" });
+    const shown = (await ok("host", "task.status")).run_allowances;
+    assert.deepEqual(shown, { allowances: [{ name: "filings research", tools: ["fetch"], sources: ["filings"], budget: { tool_calls: 5, cost: 1 } }], error: null }, "the host sees what it allowed");
+    assert.equal((await ok("agent", "task.status")).run_allowances, undefined, "the agent meets them only as grants on its runs");
     const fits = (await ok("agent", "run.start", { owner: "w", tools: ["fetch"], sources: ["filings"], budget: { cost: 3 } })).run;
     assert.equal(fits.status, "running");
     assert.equal(fits.grant.decided_by, "host:settings");
@@ -165,6 +168,12 @@ describe("research runs are the host's to grant (binary, HTTP)", () => {
     assert.equal((await ok("agent", "run.continue", { parent_run_id: fits.run_id, owner: "w", budget: {} })).run.status, "requested", "continuing is the user's explicit choice");
     await ok("host", "run.refuse", { run_id: (await ok("agent", "run.list")).runs[0].run_id, reason: "no" });
     assert.equal((await ok("agent", "run.start", { owner: "w", tools: ["fetch", "shell"], sources: ["filings"] })).run.status, "requested", "outside the allowance");
+    writeFileSync(join(root, ".longrun", "settings.json"), "{not json");
+    const broken = (await ok("host", "task.status")).run_allowances;
+    assert.deepEqual(broken.allowances, []);
+    assert.match(broken.error, /no standing allowance is in force/);
+    writeFileSync(join(root, ".longrun", "settings.json"), "{}");
+    assert.deepEqual((await ok("host", "task.status")).run_allowances, { allowances: [], error: null }, "removing the entry revokes it, visibly");
   });
   test("the user task carries its own terms: host-set constraints and desired outcome verbatim, bounds its runs and continuations never exceed", async () => {
     const terms = { constraints: ["No paid sources, 광고 제외"], desired_outcome: "A one-page comparison of funds A and B", bounds: { tools: ["fetch"], sources: ["filings"], budget: { cost: 2 } } };

@@ -414,10 +414,29 @@ class RunEvent(TypedDict):
     at: str
 
 
-class TaskStatusResult(TypedDict):
+class RunAllowance(TaskBounds):
+    """A standing allowance of the root's settings (``run_allowances``): a grant made in advance."""
+
+    name: str
+
+
+class RunAllowances(TypedDict):
+    """The standing allowances in force; ``error`` says why none is when the settings cannot be read."""
+
+    allowances: List[RunAllowance]
+    error: Optional[str]
+
+
+class _TaskStatusBase(TypedDict):
     task: Optional[Task]
     pending_checkpoint: Optional[PendingInfo]
     runs: List[RunSummary]
+
+
+class TaskStatusResult(_TaskStatusBase, total=False):
+    """``run_allowances`` is there for the host only."""
+
+    run_allowances: RunAllowances
 
 
 class RunResult(TypedDict):

@@ -1,8 +1,23 @@
 /** task.*, turn.* and writes.*: the contract of seed 002 over the protocol. */
 import { UnauthorizedError } from "../../core/errors.ts";
+import type { Allowance } from "../../core/ledger/grant.ts";
+import { readRunAllowances } from "../../store/root_settings.ts";
 import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
 import { L } from "../ledger_schemas.ts";
+
+/**
+ * The standing allowances in force, as run.start reads them (.longrun/settings.json,
+ * run_allowances): visible to the host that set them (task.status, host side). A file that
+ * cannot be read grants nothing, and says why.
+ */
+function standingAllowances(path: string): { allowances: Allowance[]; error: string | null } {
+  try {
+    return { allowances: readRunAllowances(path), error: null };
+  } catch (e) {
+    return { allowances: [], error: `${(e as Error).message}; no standing allowance is in force` };
+  }
+}
 
 export const taskMethods = [
   method({
@@ -42,13 +57,16 @@ export const taskMethods = [
   method({
     name: "task.status",
     side: "agent",
-    summary: "The current task's state (or another's, by task_id; null when none), its lease and lease log, any pending checkpoint, and the task's runs",
+    summary:
+      "The current task's state (or another's, by task_id; null when none), its lease and lease log, any pending checkpoint, the task's runs, and and, for the host, the standing allowances in force (run_allowances, from the root's settings)",
     params: S.taskStatus,
     lane: "read",
     readOnly: true,
-    handler: async ({ root }, p) => {
+    handler: async ({ root, caller }, p) => {
       const out = await root.contract.status(p.task_id);
-      return { ...out, runs: out.task ? await root.runs.listRuns(out.task.task_id) : [] };
+      const runs = out.task ? await root.runs.listRuns(out.task.task_id) : [];
+      // the host's own decisions, shown to the host (the agent meets them as grants on its runs)
+      return caller.side === "host" ? { ...out, runs, run_allowances: standingAllowances(root.paths.settings) } : { ...out, runs };
     },
   }),
   method({
