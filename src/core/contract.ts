@@ -449,9 +449,11 @@ export class TaskContract {
         const waiting = await this.#d.pending.read();
         // an older checkpoint still pending goes first, and its effect with it (a pause ends the
         // lease): this one is drafted from the task as the older one left it
-        const base = waiting && waiting.task_id === live.task_id && live.last_checkpoint?.checkpoint_id !== waiting.checkpoint_id
+        const base = !waiting || waiting.task_id !== live.task_id
+          ? live
+          : live.last_checkpoint?.checkpoint_id !== waiting.checkpoint_id
           ? applyCheckpoint(live, waiting, "", this.#now())
-          : live;
+          : revokeLease(cloneState(live), "checkpoint replayed", this.#now()); // applied already (by a resume): its end of the lease still holds
         const { working, text, record, checkpointId, savedAt } = this.#draftCheckpoint(base, input);
         prepared = {
           waiting: waiting !== null,

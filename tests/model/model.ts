@@ -1136,8 +1136,10 @@ export class ModelRunner {
         assert.ok(cur && !terminal(cur.status));
         const pausing = !op.progress && cur.status === "in_progress";
         if (!before) {
-          // committed: the task is paused (or keeps running), memory holds it, but no text was returned
-          if (!op.progress) m.setStatus(cur, cur.status === "in_progress" ? "paused" : cur.status);
+          // committed: the task is paused (or keeps running), memory holds it, but no text was returned;
+          // a pending checkpoint it saved first was applied with it (its pause too)
+          const replayedPause = waiting !== null && waiting.task === cur.id && waiting.pause === true;
+          if (!op.progress || replayedPause) m.setStatus(cur, cur.status === "in_progress" ? "paused" : cur.status);
           // the pending file is cleared only after the commit, before the reply
           m.pending = at === "checkpoint.before_reply" ? null : waiting;
         }
@@ -1152,7 +1154,9 @@ export class ModelRunner {
         // the new turn commits (with the replay, or without it when memory refused it); the
         // pending checkpoint stays until a later resume or checkpoint has saved it
         m.resumeEffect(cur);
-        m.pending = waiting;
+        // after the replay committed, the checkpoint still waiting was applied (its pause is spent):
+        // a later checkpoint saves it without applying it again
+        m.pending = waiting && at === "resume.after_replay" ? { ...waiting, pause: false } : waiting;
         if (at === "memory.before_commit" && !crash) {
           assert.equal(got, "ok", "resume goes on without the replay when memory refuses it");
           assert.equal(ans.result.replayed, null);
