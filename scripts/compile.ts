@@ -94,7 +94,10 @@ export async function compile(options: CompileOptions): Promise<{ outfile: strin
     // installer only when it needs them); the Workers
     entrypoints: ["src/main.ts", "src/hooks/command.ts", "src/cli/main.ts", "src/root.ts", "src/hooks/install.ts", "src/memory/worker.ts", "src/memory/writer_worker.ts", "src/hooks/watchdog.ts"].map((e) => join(REPO, e)),
     root: join(REPO, "src"),
-    compile: { outfile: options.outfile, target: target.bun, ...(executablePath ? { executablePath } : {}) },
+    // the executable reads no configuration from the directory it runs in: a bunfig.toml (its
+    // preload runs code before longrun's), a .env (variables that move the store or the boundary),
+    // a tsconfig.json or package.json there is the project's, which an agent writes under a lease
+    compile: { outfile: options.outfile, target: target.bun, autoloadDotenv: false, autoloadBunfig: false, autoloadTsconfig: false, autoloadPackageJson: false, ...(executablePath ? { executablePath } : {}) },
     minify: true,
     bytecode: true,
     format: "cjs",

@@ -192,7 +192,7 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
  * Where a Stop that could not end its turn leaves word of it (`.longrun/`, or the server store's
  * state directory): while it is there the gate refuses writes, until a prompt begins a new turn.
  */
-function turnEndPath(root: string): string {
+export function turnEndPath(root: string): string {
   const server = hookServerStore();
   return server ? `${server.stateDir}/turn_end_pending` : `${root}/.longrun/turn_end_pending`;
 }

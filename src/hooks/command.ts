@@ -11,7 +11,7 @@
  */
 import { readFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, userPromptSubmit } from "./claude.ts";
+import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, turnEndPath, userPromptSubmit } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
 import { loadOwn } from "../runtime/load.ts";
 import { protectedRootRefusal } from "../root_place.ts";
@@ -98,7 +98,8 @@ export async function runClaudeHook(event: string, rootFlag: string | undefined)
   const ev = event as ClaudeEvent;
   const blocking = BLOCKING.has(ev);
   const deadline = DEADLINE_MS[ev];
-  startWatchdog(ev, blocking, deadline);
+  // a Stop that runs out of time has not ended its turn: the watchdog leaves word of it, as Stop would
+  startWatchdog(ev, blocking, deadline, ev === "Stop" && rootFlag ? turnEndPath(rootFlag.replace(/\/+$/, "") || "/") : undefined);
   try {
     const out = await handle(ev, rootFlag);
     return answer(out);
@@ -120,13 +121,13 @@ function watchdogUrl(): string {
  * process when the deadline passes, even while this thread is stuck in a synchronous check or in
  * reading a stdin that never closes.
  */
-function startWatchdog(ev: ClaudeEvent, blocking: boolean, deadline: number): void {
+function startWatchdog(ev: ClaudeEvent, blocking: boolean, deadline: number, mark?: string): void {
   const message = blocking
     ? `longrun: no decision within ${deadline / 1000} s; ${ev === "PreToolUse" ? "the tool call is denied" : "the prompt is blocked"} (fail closed)`
     : JSON.stringify({ systemMessage: `longrun: the ${ev} hook gave up after ${deadline / 1000} s` });
   const worker = new Worker(watchdogUrl(), { type: "module" }) as Worker & { unref?: () => void };
   worker.unref?.();
-  worker.postMessage({ claim, deadlineMs: deadline, blocking, message });
+  worker.postMessage({ claim, deadlineMs: deadline, blocking, message, mark });
 }
 
 export async function runHook(args: string[]): Promise<number> {

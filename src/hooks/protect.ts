@@ -44,6 +44,7 @@ export const PROTECTED: readonly ProtectedRule[] = [
   { id: "git_user_config", segments: [[".gitconfig"]], where: "anywhere", read: false, what: "git configuration (~/.gitconfig)" },
   { id: "git_xdg_config", segments: [[".config"], ["git"]], where: "anywhere", read: false, what: "git configuration (~/.config/git/)" },
   { id: "shell_startup", segments: [SHELL_STARTUP], where: "anywhere", read: false, what: "shell startup files, which define the commands every later Bash call runs" },
+  { id: "tool_config", segments: [[".mcp.json", ".vscode", ".idea", ".gitmodules", ".ripgreprc"]], where: "longrun_root", read: false, what: "configuration that starts programs for the user later (.mcp.json's servers, editor tasks, submodules), which Claude Code's own sandbox also keeps read-only" },
   { id: "process_environment", segments: [["proc"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },
   { id: "process_paths", segments: [["proc"], ["*"], PROCESS_VIEWS], where: "absolute", read: true, what: "another view of a process's files (/proc/*/cwd, root, fd), which can lead anywhere" },
   { id: "thread_environment", segments: [["proc"], ["*"], ["task"], ["*"], ["environ", "mem"]], where: "absolute", read: true, what: "process environments and memory (which may hold tokens)" },

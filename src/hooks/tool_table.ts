@@ -48,7 +48,8 @@ export const TOOLS: Readonly<Record<string, ToolRule & { example?: Record<string
   EnterPlanMode: { kind: "inert" },
   ExitPlanMode: { kind: "inert", example: { plan: "1. read" } },
   ListMcpResourcesTool: { kind: "inert" },
-  ReadMcpResourceTool: { kind: "inert", example: { server: "longrun", uri: "longrun://task/current" } },
+  // it reads through any MCP server, outside every sandbox: whatever it names is checked like a path
+  ReadMcpResourceTool: { kind: "read", paths: [], example: { server: "longrun", uri: "longrun://task/current" } },
   ToolSearch: { kind: "inert", example: { query: "notebook" } },
   ListAgents: { kind: "inert", example: { q: "reviewer" } },
   ReportFindings: { kind: "inert", forgeCheck: true, example: { level: "info", findings: [] } },

@@ -119,7 +119,11 @@ function writeDecision(tool: string, field: string, value: unknown, c: ToolConte
   if (typeof path !== "string") return path;
   const refused = checkPath(path, "write", c, tool);
   if (refused) return refused;
-  return { kind: "lease", action: `${tool} ${rootRelative(path, c)}`, tool };
+  const rel = rootRelative(path, c);
+  // a lease is for the project: outside the root lie the user's own files (a program on PATH
+  // that longrun itself runs, among them), which Bash under a lease cannot write either
+  if (isAbsolute(rel)) return deny(`${tool} writes ${rel}, outside the project ${c.protect.root}; a lease covers files inside the root only`);
+  return { kind: "lease", action: `${tool} ${rel}`, tool };
 }
 
 /**

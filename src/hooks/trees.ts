@@ -290,6 +290,8 @@ export function treeOperationRefusal(words: readonly string[], ctx: ProtectConte
  */
 function gitWouldTake(sub: "clean" | "stash", args: readonly string[], o: { flags: Set<string>; long: Set<string> }, ctx: ProtectContext): string | null {
   const top = repositoryTop(ctx.cwd)!;
+  const drivers = filterDrivers(ctx.cwd);
+  if (drivers) return drivers;
   const safe = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false"];
   const argv = sub === "clean"
     ? [...safe, "clean", "--dry-run", ...args.filter((a) => !/^(-i|--interactive|-n|--dry-run)$/.test(a))]
@@ -305,6 +307,20 @@ function gitWouldTake(sub: "clean" | "stash", args: readonly string[], o: { flag
     if (hit) return `git ${sub} would take away ${hit.what} (${hit.path}); leave longrun's files out (they belong in .gitignore, and -x/-a removes ignored files too)`;
   }
   return paths.length > 5000 ? `git ${sub} would take away more than 5000 paths, too many to check; name them` : null;
+}
+
+/**
+ * git's own checks run here, outside any sandbox: a repository whose configuration names a filter
+ * driver (`filter.<name>.clean`, `smudge`, `process` — a program git runs on file contents, which
+ * an agent can set up in a nested repository under a lease) is not asked at all. Reading the
+ * configuration runs nothing.
+ */
+function filterDrivers(cwd: string): string | null {
+  const r = spawnSync("git", ["config", "--includes", "--get-regexp", "^filter\\."], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+  // status 1: no such key; anything else (an error, an option this git lacks) is not a "no"
+  if (r.error || (r.status !== 0 && r.status !== 1)) return `git's configuration could not be read (${r.error?.message ?? `git config exited ${r.status}`}), so what git would do cannot be checked; name the files`;
+  const names = (r.stdout ?? "").split("\n").filter(Boolean).map((l) => l.split(" ")[0]!);
+  return names.length ? `this repository's git configuration has a filter driver (${names[0]}), a program git would run on file contents, so longrun does not ask git what it would take; name the files` : null;
 }
 
 /** Where git's subcommand is among its arguments (after global options), or -1. */
@@ -351,6 +367,8 @@ export function gitAddRefusal(words: readonly string[], ctx: ProtectContext, rep
   const top = repositoryTop(cwd);
   if (top === null) return null; // not a repository: git add fails and stages nothing
   const args = rest.slice(at + 1).filter((a) => !["-n", "--dry-run", "-i", "--interactive", "-p", "--patch", "-e", "--edit"].includes(a));
+  const drivers = filterDrivers(cwd);
+  if (drivers) return drivers;
   const r = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "add", "--dry-run", "--ignore-missing", ...args], {
     cwd, encoding: "utf8", timeout: 3000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
   });
@@ -381,6 +399,8 @@ export function gitTrackedRefusal(words: readonly string[], ctx: ProtectContext)
   const cwd = gitDirectory(rest.slice(0, at), ctx.cwd);
   const top = repositoryTop(cwd);
   if (top === null) return null;
+  const drivers = filterDrivers(cwd);
+  if (drivers) return drivers;
   const specs = [":(top,glob,icase)**/.longrun/**", ":(top,glob,icase)**/memory.db*", ":(top,glob,icase)**/raw_data/**", ":(top,glob,icase)**/.claude/**", ":(top,glob,icase)**/.claude.json"];
   const r = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "ls-files", "-z", "--full-name", "--", ...specs], { cwd, encoding: "utf8", timeout: 3000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
   if (r.error) return `git ${rest[at]} could not be checked (${r.error.message})`;

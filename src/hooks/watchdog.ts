@@ -8,7 +8,7 @@
  * The two threads share one Int32 (`claim`): whoever changes it from 0 to 1 answers; the other
  * stays silent.
  */
-import { writeSync } from "node:fs";
+import { writeFileSync, writeSync } from "node:fs";
 import { prepareExitNow } from "../runtime/exit_now.ts";
 
 export interface WatchdogStart {
@@ -17,6 +17,8 @@ export interface WatchdogStart {
   blocking: boolean;
   /** What to write when the deadline passes: stderr for a blocking event, stdout otherwise. */
   message: string;
+  /** A file to leave before ending (Stop's word that its turn ended unrecorded), or none. */
+  mark?: string;
 }
 
 declare const self: { onmessage: ((e: MessageEvent<WatchdogStart>) => void) | null };
@@ -24,10 +26,17 @@ declare const self: { onmessage: ((e: MessageEvent<WatchdogStart>) => void) | nu
 const exitNow = prepareExitNow();
 
 self.onmessage = async (e: MessageEvent<WatchdogStart>) => {
-  const { claim, deadlineMs, blocking, message } = e.data;
+  const { claim, deadlineMs, blocking, message, mark } = e.data;
   const exit = await exitNow;
   setTimeout(() => {
     if (Atomics.compareExchange(new Int32Array(claim), 0, 0, 1) !== 0) return;
+    if (mark) {
+      try {
+        writeFileSync(mark, JSON.stringify({ at: new Date().toISOString(), why: `the hook gave up after ${deadlineMs / 1000} s` }) + "\n");
+      } catch {
+        // nowhere to leave word: the next prompt's turn still ends the lease
+      }
+    }
     if (blocking) writeSync(2, message + "\n");
     else writeSync(1, message + "\n");
     exit(blocking ? 2 : 0);

@@ -79,7 +79,7 @@ describe("Claude Code hooks (real processes of the binary)", () => {
       await hook(root, "UserPromptSubmit", { prompt: "/approve scope=docs/** docs" });
       const r = await hook(root, "PreToolUse", write(root, "docs/x.md"));
       assert.equal(decision(r), "deny");
-      assert.match(reason(r), /outside the lease's scope/);
+      assert.match(reason(r), /outside the project/, "a lease never reaches outside the root, scoped or not");
     } finally {
       removeDir(outside);
     }
@@ -177,6 +177,21 @@ describe("Claude Code hooks (real processes of the binary)", () => {
     assert.equal(signal, null, "it ended by itself, not by the test's kill");
     assert.equal(code, 2, "exit 2: Claude Code blocks the call");
     assert.match(stderr, /no decision within .* denied \(fail closed\)/);
+  });
+
+  test("a Stop that runs out of time (its stdin never closes) leaves word that the turn ended, and the gate refuses writes", { timeout: 60_000 }, async () => {
+    requireBinary();
+    await hook(root, "UserPromptSubmit", { prompt: "Port the importer\n/approve yes" });
+    const child = spawn(BINARY, ["hook", "claude", "Stop", "--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.write('{"hook_event_name":"Stop",');
+    const killer = setTimeout(() => child.kill("SIGKILL"), 50_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("close", (c, sig) => resolve([c, sig])));
+    clearTimeout(killer);
+    child.stdin.destroy();
+    assert.equal(signal, null, "it ended by itself");
+    assert.equal(code, 0, "Stop never blocks");
+    assert.ok(existsSync(join(root, ".longrun", "turn_end_pending")), "word that the turn ended unrecorded");
+    assert.equal(decision(await hook(root, "PreToolUse", write(root, "a.txt"))), "deny", "the lease of a turn Stop saw end is not used");
   });
 
   test("a held state lock makes PreToolUse answer within its deadline, denied, naming the holder", async () => {
