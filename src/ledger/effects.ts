@@ -6,7 +6,8 @@
  */
 import type { Tx as Transaction } from "../memory/db.ts";
 import { settleAllowed, beginVerdict } from "../core/ledger/receipts.ts";
-import type { Amounts, BudgetDimension, BudgetLimits } from "../core/ledger/budget.ts";
+import { type Amounts, type BudgetDimension, type BudgetLimits, unknownDimensions } from "../core/ledger/budget.ts";
+import { invalidParams } from "../rpc/errors.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
 import { addEvent, CHARGE_ID, fence, json, RECEIPT_ID, type Row, RUN_ID, seqOf } from "./common.ts";
 import { GrantLedger } from "./grants.ts";
@@ -217,7 +218,11 @@ export class EffectLedger extends GrantLedger {
     });
   }
 
-  /** An unknown charge's real amounts, once known, with the evidence (the original row is kept). */
+  /**
+   * An unknown charge's real amounts, once known, with the evidence (the original row is kept).
+   * Only what the charge left unknown is filled in: its known amounts stay as recorded, and an
+   * amount for a dimension it knew is refused (invalid params naming it).
+   */
   async reconcileCharge(runId: string, epoch: number, chargeId: string, amounts: Amounts, evidence: string): Promise<BudgetStatus> {
     const seq = seqOf(RUN_ID, runId, "run");
     const chargeSeq = seqOf(CHARGE_ID, chargeId, "charge");
@@ -225,10 +230,21 @@ export class EffectLedger extends GrantLedger {
     return this.d.db.write(async (tx) => {
       await fence(tx, seq, epoch, at);
       const run = await this.runRow(tx, seq);
-      const c = await tx.execute({ sql: "SELECT unknown, reconciled_at FROM charges WHERE seq = ? AND run_seq = ?", args: [chargeSeq, seq] });
+      const c = await tx.execute({ sql: "SELECT amounts, unknown, unknown_dims, reconciled_at FROM charges WHERE seq = ? AND run_seq = ?", args: [chargeSeq, seq] });
       if (!c.rows.length) throw new NotFoundError("charge", chargeId, ` in run ${runId}`);
-      if (Number(c.rows[0]!.unknown) !== 1 || c.rows[0]!.reconciled_at !== null) {
-        throw new ConflictError(`Charge ${chargeId} is ${Number(c.rows[0]!.unknown) !== 1 ? "known already" : "reconciled already"}; nothing to reconcile`, { reason: "charge_known", charge_id: chargeId });
+      const row = c.rows[0]!;
+      if (Number(row.unknown) !== 1 || row.reconciled_at !== null) {
+        throw new ConflictError(`Charge ${chargeId} is ${Number(row.unknown) !== 1 ? "known already" : "reconciled already"}; nothing to reconcile`, { reason: "charge_known", charge_id: chargeId });
+      }
+      // reconciling fills in what was unknown; what the charge knew stays as recorded
+      const unknownDims = unknownDimensions({ amounts: json<Amounts>(row.amounts, {}), unknown: row.unknown_dims === null || row.unknown_dims === undefined ? true : json<BudgetDimension[]>(row.unknown_dims, []) });
+      const known = (Object.keys(amounts) as BudgetDimension[]).filter((d) => amounts[d] !== undefined && !unknownDims.includes(d));
+      if (known.length) {
+        throw invalidParams(
+          `Invalid params for budget.reconcile: charge ${chargeId} already knows ${known.join(", ")} (recorded when it was charged, kept as it is); ` +
+            `give amounts only for what it left unknown: ${unknownDims.join(", ")}`,
+          { field: known[0], known_dimensions: known, unknown_dimensions: unknownDims, charge_id: chargeId },
+        );
       }
       await tx.execute({
         sql: "UPDATE charges SET reconciled_amounts = ?, reconciled_evidence = ?, reconciled_at = ? WHERE seq = ?",

@@ -8,7 +8,7 @@
  * new task (never inherits anything).
  */
 import type { Database, Tx as Transaction } from "../memory/db.ts";
-import { type BudgetDimension, budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
+import { type Amounts, type BudgetDimension, budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/ledger/grant.ts";
 import type { TaskState } from "../core/task.ts";
@@ -659,7 +659,8 @@ export class RunLedger {
     const exec = tx ?? this.d.db;
     const rs = await exec.execute({ sql: "SELECT amounts, unknown, unknown_dims, reconciled_amounts FROM charges WHERE run_seq = ?", args: [runSeq] });
     return rs.rows.map((r): Charge => {
-      if (r.reconciled_amounts !== null && r.reconciled_amounts !== undefined) return { amounts: json(r.reconciled_amounts, {}), unknown: false };
+      // reconciled: what it knew when charged, with what was unknown filled in (never replaced)
+      if (r.reconciled_amounts !== null && r.reconciled_amounts !== undefined) return { amounts: { ...json<Amounts>(r.amounts, {}), ...json<Amounts>(r.reconciled_amounts, {}) }, unknown: false };
       const unknown = Number(r.unknown) === 1 ? (r.unknown_dims === null || r.unknown_dims === undefined ? true : json<BudgetDimension[]>(r.unknown_dims, [])) : false;
       return { amounts: json(r.amounts, {}), unknown };
     });
