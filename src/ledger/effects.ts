@@ -40,14 +40,16 @@ export class EffectLedger extends GrantLedger {
     const why = status.exhausted
       ? `has reached its budget (${status.exhausted_by.join(", ")})`
       : `has ${status.unknown_charges} charge(s) of unknown amount and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
+    const ids = [...status.unknown_charge_ids, ...status.inherited_unknown.map((c) => `${c.charge_id} on earlier run ${c.run_id}`)];
     const next = status.exhausted
       ? "continue in a new run with its own budget if the user wants more"
-      : `record what they cost with budget.reconcile (${status.unknown_charge_ids.join(", ")}), or continue in a new run whose budget sets an unknown_ceiling`;
+      : `record what they cost with budget.reconcile (${ids.join(", ")}), or continue in a new run whose budget sets an unknown_ceiling`;
     return new BudgetExhaustedError(`Refused: run ${runId} ${why}, so no new effects; spending is still recorded and artifacts may still be saved; ${next}`, {
       run_id: runId,
       exhausted_by: status.exhausted_by,
       uncertain: status.uncertain,
       unknown_charge_ids: status.unknown_charge_ids,
+      inherited_unknown: status.inherited_unknown.map((c) => ({ charge_id: c.charge_id, run_id: c.run_id, unknown: c.unknown })),
       effective: status.effective,
       limits: status.limits,
     });

@@ -8,14 +8,42 @@
  * new task (never inherits anything).
  */
 import type { Database, Tx as Transaction } from "../memory/db.ts";
-import { type Amounts, type BudgetDimension, budgetStatus, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
+import { type Amounts, type BudgetDimension, budgetStatus, unknownDimensions, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/ledger/grant.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 
-/** A run's budget status, with the ids of its charges still of unknown amount (for budget.reconcile). */
-export type BudgetStatus = PureBudgetStatus & { unknown_charge_ids: string[] };
+/**
+ * A charge of unknown amount in an earlier run of the chain, not reconciled yet: an open item of
+ * every continuation after it (reconciled on the run that recorded it, with budget.reconcile).
+ */
+export interface OpenCharge {
+  charge_id: string;
+  run_id: string;
+  /** The dimensions it left unknown. */
+  unknown: BudgetDimension[];
+  amounts: Amounts;
+  note: string;
+  at: string;
+}
+
+/**
+ * A run's budget status, with the ids of its own charges still of unknown amount (for
+ * budget.reconcile) and the unknown charges of earlier runs of its chain that bear on it.
+ */
+export type BudgetStatus = PureBudgetStatus & { unknown_charge_ids: string[]; inherited_unknown: OpenCharge[] };
+
+/** The earlier runs of a run's chain (parent, its parent…), as a recursive CTE named `ancestry(seq, depth)`. */
+export const ANCESTRY = `WITH RECURSIVE ancestry(seq, depth) AS (
+    SELECT parent_seq, 1 FROM runs WHERE seq = ? AND parent_seq IS NOT NULL
+    UNION ALL SELECT r.parent_seq, a.depth + 1 FROM runs r JOIN ancestry a ON r.seq = a.seq WHERE r.parent_seq IS NOT NULL AND a.depth < 1000
+  )`;
+
+function unknownOf(r: Row): boolean | BudgetDimension[] {
+  if (Number(r.unknown) !== 1) return false;
+  return r.unknown_dims === null || r.unknown_dims === undefined ? true : json<BudgetDimension[]>(r.unknown_dims, []);
+}
 
 /** What a run may use: tools, sources, the providers data may be sent to (`send`), and its scope. */
 export type Authorization = Permissions;
@@ -183,6 +211,9 @@ export interface RunCheckpoint {
 }
 
 export type RunSummary = Run & { budget: BudgetStatus; open_items: number; checkpoint: RunCheckpoint | null };
+
+/** An open item of a run: an unknown effect carried from its chain, or an unknown charge of an earlier run of it. */
+export type OpenItem = Receipt | OpenCharge;
 
 /** A continuation's authorization: the parent's, narrowed where asked; anything wider is refused. */
 function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentId: string): Authorization {
@@ -490,13 +521,35 @@ export class RunLedger {
     };
   }
 
-  protected async openItems(runSeq: number): Promise<Receipt[]> {
-    const rs = await this.d.db.execute({
+  /** The unknown effects carried into the run, then the unreconciled unknown charges of earlier runs of its chain. */
+  protected async openItems(runSeq: number, tx: Transaction | null = null): Promise<OpenItem[]> {
+    const rs = await (tx ?? this.d.db).execute({
       sql: `SELECT r.* FROM open_items o JOIN receipts r ON r.seq = o.receipt_seq
             WHERE o.run_seq = ? AND r.status = 'unknown' ORDER BY r.seq`,
       args: [runSeq],
     });
-    return rs.rows.map(toReceipt);
+    return [...rs.rows.map(toReceipt), ...(await this.inheritedCharges(runSeq, tx))];
+  }
+
+  /** The charges of unknown amount, not reconciled, in the earlier runs of a run's chain. */
+  protected async inheritedCharges(runSeq: number, tx: Transaction | null = null): Promise<OpenCharge[]> {
+    const rs = await (tx ?? this.d.db).execute({
+      sql: `${ANCESTRY}
+            SELECT c.* FROM charges c JOIN ancestry a ON c.run_seq = a.seq
+            WHERE c.unknown = 1 AND c.reconciled_at IS NULL ORDER BY c.seq`,
+      args: [runSeq],
+    });
+    return rs.rows.map((r) => {
+      const amounts = json<Amounts>(r.amounts, {});
+      return {
+        charge_id: CHARGE_ID.format(Number(r.seq)),
+        run_id: RUN_ID.format(Number(r.run_seq)),
+        unknown: unknownDimensions({ amounts, unknown: unknownOf(r) }),
+        amounts,
+        note: String(r.note ?? ""),
+        at: String(r.at),
+      };
+    });
   }
 
   /** Same-run recovery: a new owner at epoch + 1; what was begun and never settled becomes unknown. */
@@ -527,7 +580,7 @@ export class RunLedger {
   async continueRun(
     parentId: string,
     input: { task_id: string; owner: string; budget: BudgetLimits; narrow: Partial<Authorization>; requested_by: string; grant: GrantNow | null; check?: (authorization: Authorization) => void },
-  ): Promise<{ run: Run; open_items: Receipt[] }> {
+  ): Promise<{ run: Run; open_items: OpenItem[] }> {
     const parentSeq = seqOf(RUN_ID, parentId, "run");
     const at = this.now();
     const seq = await this.d.db.write(async (tx) => {
@@ -661,15 +714,17 @@ export class RunLedger {
     return rs.rows.map((r): Charge => {
       // reconciled: what it knew when charged, with what was unknown filled in (never replaced)
       if (r.reconciled_amounts !== null && r.reconciled_amounts !== undefined) return { amounts: { ...json<Amounts>(r.amounts, {}), ...json<Amounts>(r.reconciled_amounts, {}) }, unknown: false };
-      const unknown = Number(r.unknown) === 1 ? (r.unknown_dims === null || r.unknown_dims === undefined ? true : json<BudgetDimension[]>(r.unknown_dims, [])) : false;
-      return { amounts: json(r.amounts, {}), unknown };
+      return { amounts: json(r.amounts, {}), unknown: unknownOf(r) };
     });
   }
 
   protected async budget(runSeq: number, limits: BudgetLimits, tx: Transaction | null, startedAt: string): Promise<BudgetStatus> {
-    const status = budgetStatus(limits, await this.charges(runSeq, tx), { started_at: startedAt, now: this.d.clock.now() });
+    const inherited = await this.inheritedCharges(runSeq, tx);
+    // an earlier run's unknown adds nothing to this run's spend; what it left unknown stays unknown here
+    const carried = inherited.map((c): Charge => ({ amounts: {}, unknown: c.unknown, inherited: true }));
+    const status = budgetStatus(limits, [...(await this.charges(runSeq, tx)), ...carried], { started_at: startedAt, now: this.d.clock.now() });
     const ids = await (tx ?? this.d.db).execute({ sql: "SELECT seq FROM charges WHERE run_seq = ? AND unknown = 1 AND reconciled_at IS NULL ORDER BY seq", args: [runSeq] });
-    return { ...status, unknown_charge_ids: ids.rows.map((r) => CHARGE_ID.format(Number(r.seq))) };
+    return { ...status, unknown_charge_ids: ids.rows.map((r) => CHARGE_ID.format(Number(r.seq))), inherited_unknown: inherited };
   }
 
   /** A run the host has not granted begins no effect: the host grants it (run.grant) or refuses it. */

@@ -175,16 +175,18 @@ describe("seed 003 walkthrough with host grants: the agent asks, the host grants
     await s2.agent("run.finish", { run_id: run.run_id, epoch: 2, outcome: "draft and partial overlap delivered; the granted requests are used up", gaps: ["tracking error (request outcome unknown)", "full holdings overlap"] });
     // "More to investigate" is not a new authorization: the continuation is a request, and never wider.
     assert.equal((await s2.refused("agent", "run.continue", { parent_run_id: run.run_id, owner: "main@process-2", budget: { requests: 2, cost: 2 }, tools: ["fetch", "browser"] })).data.kind, "unauthorized");
-    const cont = await s2.agent("run.continue", { parent_run_id: run.run_id, owner: "main@process-2", budget: { requests: 2, cost: 2 }, tools: ["fetch", "model"], reason: "the user chose to continue: tracking error" });
+    // the parent's lost usage leaves its cost unknown for the chain too: the continuation counts it at a ceiling
+    const cont = await s2.agent("run.continue", { parent_run_id: run.run_id, owner: "main@process-2", budget: { requests: 2, cost: 2, unknown_ceiling: { cost: 0.25 } }, tools: ["fetch", "model"], reason: "the user chose to continue: tracking error" });
     const c2 = cont.run.run_id;
     ids.continuation = c2;
     assert.equal(cont.run.status, "requested");
     assert.equal(cont.run.grant.requested_by, "agent:http");
-    assert.deepEqual(cont.open_items.map((r: { receipt_id: string }) => r.receipt_id).sort(), [ids.req4, ids.inFlight].sort());
+    assert.deepEqual(cont.open_items.filter((r: { receipt_id?: string }) => r.receipt_id).map((r: { receipt_id: string }) => r.receipt_id).sort(), [ids.req4, ids.inFlight].sort());
+    assert.equal(cont.open_items.filter((r: { charge_id?: string; run_id: string }) => r.charge_id && r.run_id === run.run_id).length, 1, "the parent's unknown charge is an open item too");
     assert.equal((await s2.call("agent", "receipt.begin", { run_id: c2, epoch: 1, tool: "fetch", source: "fund-filings", idempotency_key: "tracking-error-series-2", args: {} })).error!.data.reason, "run_not_granted");
     // The host grants the continuation narrowed: a lower cost limit than asked, never more.
     assert.equal((await s2.refused("host", "run.grant", { run_id: c2, budget: { requests: 5, cost: 2 }, reason: "x" })).data.reason, "wider_than_request");
-    const contGranted = (await s2.host("run.grant", { run_id: c2, budget: { requests: 2, cost: 1 }, reason: "the user continues, at most one more unit of cost" })).run;
+    const contGranted = (await s2.host("run.grant", { run_id: c2, budget: { requests: 2, cost: 1, unknown_ceiling: { cost: 0.25 } }, reason: "the user continues, at most one more unit of cost" })).run;
     assert.equal(contGranted.status, "running");
     assert.deepEqual([contGranted.budget_limits.requests, contGranted.budget_limits.cost], [2, 1]);
 
@@ -234,8 +236,8 @@ describe("seed 003 walkthrough with host grants: the agent asks, the host grants
       assert.deepEqual(child.constraints, CONSTRAINTS, "the continuation inherits the task's terms");
       assert.deepEqual(child.run.authorization.tools, ["fetch", "model"], "narrowed");
       assert.deepEqual([child.run.grant.requested_by, child.run.grant.decided_by], ["agent:http", "host:http"]);
-      assert.deepEqual(child.run.grant.request.budget, { requests: 2, cost: 2 });
-      assert.deepEqual(child.run.budget_limits, { requests: 2, cost: 1 });
+      assert.deepEqual(child.run.grant.request.budget, { requests: 2, cost: 2, unknown_ceiling: { cost: 0.25 } });
+      assert.deepEqual(child.run.budget_limits, { requests: 2, cost: 1, unknown_ceiling: { cost: 0.25 } });
       assert.deepEqual(child.events.map((e: { kind: string }) => e.kind).slice(0, 2), ["continued", "granted"]);
 
       const versions = (await reader.result("artifact.list", { name: "fund-comparison" })).artifacts;

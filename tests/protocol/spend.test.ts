@@ -1,7 +1,8 @@
 /**
  * What a run's spending says is what was spent (issue 24), through the compiled binary over
  * stdio, on a local root and (LONGRUN_TEST_STORE=sqld) on a libSQL server: reconciling a charge
- * fills in only what it left unknown.
+ * fills in only what it left unknown; an unknown cost anywhere in a run chain is an open item of
+ * its continuations and keeps their budget uncertain until reconciled.
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -51,5 +52,56 @@ describe("spending reads as it was recorded", () => {
     assert.equal(again.spent.requests, 2, "also from a new process");
     const total = (await fresh.result("run.list", {})).total;
     assert.equal(total.spent.requests, 2);
+  });
+
+  test("a parent's unknown cost is an open item of the continuation and keeps the chain's remaining budget uncertain until reconciled on the parent", async () => {
+    const s = serve();
+    await s.result("task.start", { description: "chain unknown" });
+    const parent = (await s.result("run.start", { owner: "exec-A", tools: ["fetch"], budget: { cost: 5 } })).run;
+    const lost = await s.result("budget.charge", { run_id: parent.run_id, epoch: 1, requests: 1, unknown: ["cost"], note: "usage never reported" });
+    await s.result("run.finish", { run_id: parent.run_id, epoch: 1, outcome: "stopped", gaps: ["cost of the last request"] });
+
+    const cont = await s.result("run.continue", { parent_run_id: parent.run_id, owner: "exec-B", budget: { cost: 2 } });
+    const child = cont.run;
+    assert.deepEqual(cont.open_items.map((o: any) => o.charge_id), [lost.charge_id], "the parent's unknown charge travels as an open item");
+    assert.equal(cont.open_items[0].run_id, parent.run_id);
+    assert.deepEqual(cont.open_items[0].unknown, ["cost"]);
+
+    const seen = await s.result("run.get", { run_id: child.run_id });
+    assert.deepEqual(seen.open_items.map((o: any) => o.charge_id), [lost.charge_id]);
+    assert.equal(seen.budget.remaining.cost, null, "what is left is not known while the chain has an unknown cost");
+    assert.deepEqual(seen.budget.uncertain, ["cost"]);
+    assert.equal(seen.budget.effects_allowed, false);
+    assert.equal(seen.budget.spent.requests, 0, "the parent's known spend is not the continuation's");
+    assert.equal(seen.budget.unknown_charges, 0);
+    assert.equal(seen.budget.inherited_unknown_charges, 1);
+    assert.deepEqual(seen.budget.inherited_unknown.map((c: any) => c.charge_id), [lost.charge_id]);
+    const refused = await s.error("receipt.begin", { run_id: child.run_id, epoch: 1, tool: "fetch", idempotency_key: "k", args: {} });
+    assert.equal(refused.data.kind, "budget_exhausted");
+    assert.match(refused.message, new RegExp(`${lost.charge_id} on earlier run ${parent.run_id}`));
+    const list = await s.result("run.list", {});
+    assert.equal(list.runs.find((r: any) => r.run_id === child.run_id).open_items, 1);
+    assert.equal(list.total.unknown_charges, 1, "the task's total counts the charge once");
+
+    // a grandchild inherits it too; one with a ceiling counts it there instead
+    await s.result("run.finish", { run_id: child.run_id, epoch: 1, outcome: "nothing allowed" });
+    const grand = (await s.result("run.continue", { parent_run_id: child.run_id, owner: "exec-C", budget: { cost: 2, unknown_ceiling: { cost: 0.5 } } })).run;
+    const g = await s.result("run.get", { run_id: grand.run_id });
+    assert.deepEqual(g.open_items.map((o: any) => o.charge_id), [lost.charge_id]);
+    assert.equal(g.budget.remaining.cost, 1.5, "counted at the continuation's ceiling");
+    assert.equal(g.budget.effects_allowed, true);
+    await s.result("run.finish", { run_id: grand.run_id, epoch: 1, outcome: "done" });
+
+    await s.result("budget.reconcile", { run_id: parent.run_id, epoch: 1, charge_id: lost.charge_id, cost: 0.4, evidence: "invoice line 9" });
+    await s.close();
+    const fresh = serve();
+    for (const id of [child.run_id, grand.run_id]) {
+      const after = await fresh.result("run.get", { run_id: id });
+      assert.deepEqual(after.open_items, [], `reconciled on the parent, it is cleared for ${id}`);
+      assert.equal(after.budget.remaining.cost, 2);
+      assert.deepEqual(after.budget.uncertain, []);
+      assert.equal(after.budget.inherited_unknown_charges, 0);
+    }
+    assert.equal((await fresh.result("run.list", {})).total.unknown_charges, 0);
   });
 });

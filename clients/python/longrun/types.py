@@ -5,7 +5,7 @@ server's dicts unchanged, so these are for type checkers and readers, not checke
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 JSONObject = Dict[str, Any]
 
@@ -360,10 +360,22 @@ class Run(TypedDict):
     ended_at: Optional[str]
 
 
+class OpenCharge(TypedDict):
+    """A charge of unknown amount in an earlier run of the chain, not reconciled yet (reconciled on ``run_id``)."""
+
+    charge_id: str
+    run_id: str
+    unknown: List[BudgetDimension]
+    amounts: Dict[BudgetDimension, float]
+    note: str
+    at: str
+
+
 class BudgetStatus(TypedDict):
     limits: BudgetLimits
     spent: Dict[BudgetDimension, float]
     unknown_charges: int
+    inherited_unknown_charges: int
     effective: Dict[BudgetDimension, float]
     remaining: Dict[BudgetDimension, Optional[float]]
     uncertain: List[BudgetDimension]
@@ -374,6 +386,7 @@ class BudgetStatus(TypedDict):
     effects_allowed: bool
     policy: str
     unknown_charge_ids: List[str]
+    inherited_unknown: List[OpenCharge]
 
 
 class RunCheckpoint(TypedDict):
@@ -452,7 +465,7 @@ class RunGetResult(TypedDict):
     budget: BudgetStatus
     receipt_counts: Dict[ReceiptStatus, int]
     unknown_receipts: List[Receipt]
-    open_items: List[Receipt]
+    open_items: List[Union[Receipt, OpenCharge]]
     checkpoint: Optional[RunCheckpoint]
     events: List[RunEvent]
 
@@ -465,7 +478,7 @@ class RunClaimResult(TypedDict):
 
 class RunContinueResult(TypedDict):
     run: Run
-    open_items: List[Receipt]
+    open_items: List[Union[Receipt, OpenCharge]]
 
 
 class RunTotal(TypedDict):

@@ -35,6 +35,12 @@ export interface Charge {
    * made tool calls); a list names exactly the unknown dimensions.
    */
   unknown: boolean | readonly BudgetDimension[];
+  /**
+   * An unknown charge of an earlier run of the chain (the parent, its parent…), still unreconciled:
+   * it adds nothing to this run's spend (a continuation's budget is its own), but what it left
+   * unknown leaves this run's limit there uncertain too (or counts at its ceiling) until reconciled.
+   */
+  inherited?: boolean;
 }
 
 /** The dimensions a charge leaves unknown. */
@@ -50,8 +56,10 @@ export interface BudgetStatus {
   limits: BudgetLimits;
   /** Sums of the amounts charges give (reconciled ones at their real amounts). */
   spent: Record<BudgetDimension, number>;
-  /** How many charges still have unknown amounts. */
+  /** How many of the run's own charges still have unknown amounts. */
   unknown_charges: number;
+  /** How many unknown charges of earlier runs of the chain (unreconciled) bear on this run's limits. */
+  inherited_unknown_charges: number;
   /** Known spend plus each unknown charge at its ceiling: what the limits are checked against. */
   effective: Record<BudgetDimension, number>;
   /** Limit minus effective spend, per limited dimension (may be negative); null where it is uncertain. */
@@ -84,9 +92,13 @@ export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], c
   const spent = zero();
   const unknownIn = zero();
   let unknown = 0;
+  let inherited = 0;
   for (const c of charges) {
     const dims = unknownDimensions(c);
-    if (c.unknown !== false) unknown++;
+    if (c.unknown !== false) {
+      if (c.inherited) inherited++;
+      else unknown++;
+    }
     for (const d of dims) unknownIn[d]++;
     // what is known of an unknown charge (a request counted, its cost not) still counts
     for (const d of BUDGET_DIMENSIONS) spent[d] += c.amounts[d] ?? 0;
@@ -124,12 +136,13 @@ export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], c
   const policy = exhausted
     ? `exhausted (${exhaustedBy.join(", ")}): no new effects; spending is still recorded and artifacts may still be saved`
     : uncertain.length
-    ? `uncertain (${uncertain.join(", ")}): charges of unknown amount there and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
+    ? `uncertain (${uncertain.join(", ")}): charges of unknown amount there${inherited ? ` (${inherited} of them in an earlier run of the chain)` : ""} and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
     : "new effects allowed";
   return {
     limits,
     spent,
     unknown_charges: unknown,
+    inherited_unknown_charges: inherited,
     effective,
     remaining,
     uncertain,
