@@ -12,8 +12,10 @@ const argv = process.argv.slice(2);
 // A gating hook that crashes must block, never let the call through: exit status 2 is Claude
 // Code's blocking answer (any other status lets the tool run).
 const gating = argv[0] === "hook" && argv[1] === "claude" && (argv[2] === "PreToolUse" || argv[2] === "UserPromptSubmit");
-// A person's command (anything but a hook event) that fails says so in one line, exit 2, with no stack.
-const person = argv[0] !== "hook" || argv[1] === "install";
+// A person's command (at a terminal: status, resume, … and hook install) that fails says so in one
+// line, exit 2, with no stack; a server (serve, http, mcp) that cannot start exits 1 (README).
+const PERSON = new Set(["status", "resume", "checkpoint", "finish", "recover", "doctor"]);
+const person = PERSON.has(argv[0] ?? "") || (argv[0] === "hook" && (argv[1] === "install" || argv[1] === "uninstall"));
 const failure = (e: unknown) => {
   if (gating) process.stderr.write(`longrun: the hook failed (${(e as Error)?.message ?? e}); blocked (fail closed)\n`);
   else if (person) process.stderr.write(`longrun: ${argv[0] === "hook" ? "hook install" : (argv[0] ?? "longrun")} failed: ${oneLine(e)}\n`);

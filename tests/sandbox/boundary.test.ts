@@ -302,8 +302,12 @@ describe("longrun sandbox", { skip }, () => {
     made.push(dir);
     chownSync(dir, 65534, 65534);
     chmodSync(dir, 0o755);
+    // nobody's own temporary directory (the tests' TMPDIR is root's), beside the root
+    const scratch = tempDir("longrun-sbx-nobody-tmp-");
+    made.push(scratch);
+    chownSync(scratch, 65534, 65534);
     const as = (outer: string, innerMode: string) =>
-      run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BINARY, "sandbox", "--mode", outer, "--root", dir, "--", BINARY, "sandbox", "--mode", innerMode, "--root", dir, "--", "bash", "-c", "echo x > n.txt && echo WROTE"], { cwd: dir, env: { HOME: dir } });
+      run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BINARY, "sandbox", "--mode", outer, "--root", dir, "--", BINARY, "sandbox", "--mode", innerMode, "--root", dir, "--", "bash", "-c", "echo x > n.txt && echo WROTE"], { cwd: dir, env: { HOME: dir, TMPDIR: scratch } });
     const both = await as("lease", "lease");
     assert.match(both.stdout, /WROTE/, both.stderr);
     const narrowed = await as("read", "lease");
