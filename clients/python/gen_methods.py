@@ -149,8 +149,9 @@ METHODS: Tuple[M, ...] = (
     # -- receipts -------------------------------------------------------------------------------
     M("begin_receipt", "receipt.begin", "ReceiptBeginResult",
       (req("run_id", "str"), req("epoch", "int"), req("tool", "str"), req("idempotency_key", "str"),
-       P("args", "Any", UNSET), opt("args_digest", "str"), opt("source", "str"), opt("send_to", "str")),
-      "Records a tool effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
+       P("args", "Any", UNSET), opt("args_digest", "str"), opt("source", "str"), opt("send_to", "str"), opt("kind", "ReceiptKind")),
+      "Records an effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
+      "``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.\n"
       "Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``."),
     M("settle_receipt", "receipt.settle", "ReceiptResult",
       (req("run_id", "str"), req("epoch", "int"), req("receipt_id", "str"), req("outcome", "ReceiptOutcome"),

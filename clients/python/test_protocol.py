@@ -86,6 +86,12 @@ class LedgerThroughTypedMethodsTest(RealServerTest):
         self.assertEqual(charged["budget"]["uncertain"], ["cost"])
         self.assertFalse(lr.budget_status(rid)["budget"]["effects_allowed"])
         self.assertEqual(lr.reconcile_charge(rid, ep, charged["charge_id"], "the invoice says 0.02", cost=0.02)["budget"]["uncertain"], [])
+        asked = lr.begin_receipt(rid, ep, "fetch", "model-1", args={"prompt": "p"}, kind="model_request")
+        self.assertEqual(asked["receipt"]["kind"], "model_request")
+        lr.settle_receipt(rid, ep, asked["receipt"]["receipt_id"], "completed", result_ref="provider-log:1")
+        spent = lr.budget_status(rid)["budget"]["spent"]
+        self.assertEqual((spent["requests"], spent["tool_calls"]), (2, 1), "a model request counts as a request, not a tool call")
+        self.assertEqual(lr.get_run(rid)["receipts_by_kind"], {"tool_call": 1, "model_request": 1, "child_run": 0})
         self.assertEqual(lr.checkpoint_run(rid, ep, ["fund A"], ["fund B"], note="half")["checkpoint"]["open"], ["fund B"])
         self.assertEqual(lr.park_run(rid, ep, "the user")["run"]["status"], "parked")
         self.assertEqual(lr.wake_run(rid, ep)["run"]["status"], "running")

@@ -5,7 +5,7 @@
  * count as unknown, never zero; at a limit, new effects and charges are refused.
  */
 import type { Tx as Transaction } from "../memory/db.ts";
-import { settleAllowed, beginVerdict } from "../core/ledger/receipts.ts";
+import { beginVerdict, kindCharge, type ReceiptKind, settleAllowed } from "../core/ledger/receipts.ts";
 import { type Amounts, type BudgetDimension, type BudgetLimits, unknownDimensions } from "../core/ledger/budget.ts";
 import { invalidParams } from "../rpc/errors.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
@@ -17,6 +17,8 @@ export interface BeginInput {
   run_id: string;
   epoch: number;
   tool: string;
+  /** What the effect is (default `tool_call`): it decides where the effect counts in the budget. */
+  kind?: ReceiptKind;
   idempotency_key: string;
   args_digest: string;
   /** The source the effect reads, checked against the run's `sources`. */
@@ -91,6 +93,13 @@ export class EffectLedger extends GrantLedger {
       const ancestorRow = ownRow ? null : await this.#unsettledInAncestry(tx, seq, input.idempotency_key);
       const existing = ownRow ? toReceipt(ownRow) : ancestorRow ? toReceipt(ancestorRow) : null;
       const inAncestor = ancestorRow !== null;
+      const kind = input.kind ?? "tool_call";
+      if (ownRow && existing!.kind !== kind) {
+        throw new ConflictError(
+          `Refused: idempotency key ${JSON.stringify(input.idempotency_key)}: receipt ${existing!.receipt_id} recorded it as a ${existing!.kind}, not a ${kind}; one key names one effect, so use a new key for a different one`,
+          { reason: "receipt_kind_differs", receipt_id: existing!.receipt_id, run_id: existing!.run_id, kind: existing!.kind },
+        );
+      }
       const verdict: ReturnType<typeof beginVerdict> = inAncestor
         ? { kind: "refuse", reason: existing!.status === "unknown" ? "unknown" : "in_flight" }
         : beginVerdict(existing, input.args_digest);
@@ -116,15 +125,19 @@ export class EffectLedger extends GrantLedger {
       if (!status.effects_allowed) throw this.#noEffects(input.run_id, status);
       const attempt = verdict.attempt;
       const ins = await tx.execute({
-        sql: `INSERT INTO receipts(run_seq, idempotency_key, attempt, tool, args_digest, status, epoch, begun_at)
-              VALUES (?, ?, ?, ?, ?, 'begun', ?, ?) RETURNING seq`,
-        args: [seq, input.idempotency_key, attempt, input.tool, input.args_digest, input.epoch, at],
+        sql: `INSERT INTO receipts(run_seq, idempotency_key, attempt, tool, kind, args_digest, status, epoch, begun_at)
+              VALUES (?, ?, ?, ?, ?, ?, 'begun', ?, ?) RETURNING seq`,
+        args: [seq, input.idempotency_key, attempt, input.tool, kind, input.args_digest, input.epoch, at],
       });
       const receiptSeq = Number(ins.rows[0]!.seq);
-      await tx.execute({
-        sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, note, receipt_seq, at) VALUES (?, ?, ?, 0, ?, ?, ?)",
-        args: [seq, input.epoch, JSON.stringify({ tool_calls: 1 }), `tool call ${input.tool}`, receiptSeq, at],
-      });
+      // each kind counts where it belongs: a tool call as a tool call, a model request as a request
+      const amounts = kindCharge(kind);
+      if (Object.keys(amounts).length) {
+        await tx.execute({
+          sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, note, receipt_seq, at) VALUES (?, ?, ?, 0, ?, ?, ?)",
+          args: [seq, input.epoch, JSON.stringify(amounts), `${kind.replace("_", " ")} ${input.tool}`, receiptSeq, at],
+        });
+      }
       this.d.crash?.("receipt.begin.before_commit");
       return { seq: receiptSeq, replayed: false };
     });

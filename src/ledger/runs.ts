@@ -11,6 +11,7 @@ import type { Database, Tx as Transaction } from "../memory/db.ts";
 import { type Amounts, type BudgetDimension, budgetStatus, unknownDimensions, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/ledger/grant.ts";
+import { RECEIPT_KINDS, type ReceiptKind } from "../core/ledger/receipts.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 
@@ -150,6 +151,8 @@ export interface Receipt {
   idempotency_key: string;
   attempt: number;
   tool: string;
+  /** A tool call, a model request or a child run: where it counts in the budget. */
+  kind: ReceiptKind;
   args_digest: string;
   status: "begun" | "completed" | "failed" | "unknown";
   epoch: number;
@@ -190,6 +193,7 @@ export function toReceipt(r: Row): Receipt {
     idempotency_key: String(r.idempotency_key),
     attempt: Number(r.attempt),
     tool: String(r.tool),
+    kind: (str(r.kind) ?? "tool_call") as ReceiptKind,
     args_digest: String(r.args_digest),
     status: String(r.status) as Receipt["status"],
     epoch: Number(r.epoch),
@@ -502,7 +506,11 @@ export class RunLedger {
     const terms = json<TaskTerms | null>(task.rows[0]?.terms, null);
     const receipts = (await this.d.db.execute({ sql: "SELECT * FROM receipts WHERE run_seq = ? ORDER BY seq", args: [seq] })).rows.map(toReceipt);
     const counts: Record<string, number> = { begun: 0, completed: 0, failed: 0, unknown: 0 };
-    for (const r of receipts) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    const byKind = Object.fromEntries(RECEIPT_KINDS.map((k) => [k, 0])) as Record<ReceiptKind, number>;
+    for (const r of receipts) {
+      counts[r.status] = (counts[r.status] ?? 0) + 1;
+      byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
+    }
     const events = (await this.d.db.execute({ sql: "SELECT * FROM run_events WHERE run_seq = ? ORDER BY seq DESC LIMIT 50", args: [seq] })).rows
       .map((e) => ({ kind: String(e.kind), epoch: Number(e.epoch), detail: json<Record<string, unknown>>(e.detail, {}), at: String(e.at) }))
       .reverse();
@@ -514,6 +522,7 @@ export class RunLedger {
       bounds: terms?.bounds ?? null,
       budget: await this.budget(seq, run.budget_limits, null, run.created_at),
       receipt_counts: counts,
+      receipts_by_kind: byKind,
       unknown_receipts: receipts.filter((r) => r.status === "unknown"),
       open_items: await this.openItems(seq),
       checkpoint: await this.latestCheckpoint(seq),

@@ -189,11 +189,12 @@ export const runTools: ToolDef[] = [
     name: "receipt_begin",
     method: "receipt.begin",
     description:
-      "Record a tool call before you make it (give args or args_digest). If the same idempotency_key already completed, its recorded result comes back with replayed: true: do not run it again.",
+      "Record a tool call (or a model request, or a child run: kind) before you make it (give args or args_digest). If the same idempotency_key already completed, its recorded result comes back with replayed: true: do not run it again.",
     params: {
       run_id: runId,
       epoch,
       tool: str('The tool you will call, e.g. "fetch"'),
+      kind: oneOf(["tool_call", "model_request", "child_run"], 'What it is (default "tool_call"; a model request counts as a request), e.g. "model_request"'),
       idempotency_key: str('Stable across retries of the same effect, e.g. "fetch:https://example.org/a"'),
       args: object('The call\'s arguments (hashed here), e.g. {"url": "https://example.org/a"}'),
       args_digest: str('Or the sha256 hex of them, e.g. "9f86d081884c7d65…"'),

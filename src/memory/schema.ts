@@ -314,6 +314,11 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX idempotency_at ON idempotency(at_ms)`,
     ],
   },
+  {
+    version: 10,
+    name: "receipt kinds: a tool call, a model request or a child run, each counted where it belongs (core/ledger/receipts.ts)",
+    sql: [`ALTER TABLE receipts ADD COLUMN kind TEXT NOT NULL DEFAULT 'tool_call' CHECK (kind IN ('tool_call', 'model_request', 'child_run'))`],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

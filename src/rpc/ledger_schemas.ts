@@ -1,6 +1,7 @@
 /** Param schemas of the run ledger methods (seed 003): runs, receipts, budgets, adjustments, artifacts, context. */
 import * as v from "valibot";
 import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
+import { RECEIPT_KINDS } from "../core/ledger/receipts.ts";
 import { LIMITS } from "../core/limits.ts";
 import { jsonObject, longText, params, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
 
@@ -108,6 +109,7 @@ export const L = {
     run_id: runId,
     epoch,
     tool: shortText(),
+    kind: v.optional(v.picklist(RECEIPT_KINDS)),
     idempotency_key: shortText(),
     args: v.optional(v.unknown()),
     args_digest: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a sha256 hex digest"))),

@@ -2,7 +2,8 @@
  * What a run's spending says is what was spent (issue 24), through the compiled binary over
  * stdio, on a local root and (LONGRUN_TEST_STORE=sqld) on a libSQL server: reconciling a charge
  * fills in only what it left unknown; an unknown cost anywhere in a run chain is an open item of
- * its continuations and keeps their budget uncertain until reconciled.
+ * its continuations and keeps their budget uncertain until reconciled; a receipt's kind decides
+ * where its effect counts (a model request as a request, not a tool call).
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -103,5 +104,33 @@ describe("spending reads as it was recorded", () => {
       assert.equal(after.budget.inherited_unknown_charges, 0);
     }
     assert.equal((await fresh.result("run.list", {})).total.unknown_charges, 0);
+  });
+
+  test("receipts have a kind: a model request counts as a request, not a tool call; a child run as neither; run.get counts them by kind", async () => {
+    const s = serve();
+    await s.result("task.start", { description: "receipt kinds" });
+    const run = (await s.result("run.start", { owner: "exec-A", tools: ["fetch", "model", "worker"], budget: { requests: 2, tool_calls: 1 } })).run;
+    const m = await s.result("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "model_request", tool: "model", idempotency_key: "req-1", args: { prompt: "p" } });
+    assert.equal(m.receipt.kind, "model_request");
+    let b = (await s.result("budget.status", { run_id: run.run_id })).budget;
+    assert.deepEqual([b.spent.requests, b.spent.tool_calls], [1, 0], "a model request counts as a request, not as a tool call");
+    const c = await s.result("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "child_run", tool: "worker", idempotency_key: "child-1", args: {} });
+    assert.equal(c.receipt.kind, "child_run");
+    b = (await s.result("budget.status", { run_id: run.run_id })).budget;
+    assert.deepEqual([b.spent.requests, b.spent.tool_calls], [1, 0], "a child run spends its own run's budget, not this one's");
+    const t = await s.result("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "fetch", idempotency_key: "fetch-1", args: {} });
+    assert.equal(t.receipt.kind, "tool_call", "tool_call is the default");
+    b = (await s.result("budget.status", { run_id: run.run_id })).budget;
+    assert.deepEqual([b.spent.requests, b.spent.tool_calls], [1, 1]);
+    assert.deepEqual(b.exhausted_by, ["tool_calls"], "the one tool call allowed is the fetch, not the model request");
+    const other = await s.error("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "tool_call", tool: "model", idempotency_key: "req-1", args: { prompt: "p" } });
+    assert.equal(other.data.reason, "receipt_kind_differs", "one key, one kind of effect");
+    const bad = await s.error("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "prayer", tool: "fetch", idempotency_key: "x", args: {} });
+    assert.equal(bad.data.kind, "invalid_params");
+    await s.close();
+    const fresh = serve();
+    const got = await fresh.result("run.get", { run_id: run.run_id });
+    assert.deepEqual(got.receipts_by_kind, { tool_call: 1, model_request: 1, child_run: 1 });
+    assert.deepEqual((await fresh.result("receipt.list", { run_id: run.run_id })).receipts.map((r: any) => r.kind), ["model_request", "child_run", "tool_call"]);
   });
 });

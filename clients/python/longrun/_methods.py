@@ -36,6 +36,7 @@ from .types import (
     MemorySaveResult,
     MemorySearchResult,
     ReceiptBeginResult,
+    ReceiptKind,
     ReceiptListResult,
     ReceiptOutcome,
     ReceiptResult,
@@ -94,7 +95,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "memory.save": ("type", "title", "content", "keywords",),
     "memory.save_many": ("items",),
     "memory.search": ("query", "limit", "type", "cursor",),
-    "receipt.begin": ("run_id", "epoch", "tool", "idempotency_key", "args", "args_digest", "source", "send_to",),
+    "receipt.begin": ("run_id", "epoch", "tool", "idempotency_key", "args", "args_digest", "source", "send_to", "kind",),
     "receipt.list": ("run_id", "status",),
     "receipt.settle": ("run_id", "epoch", "receipt_id", "outcome", "result_ref", "error", "evidence",),
     "run.cancel": ("run_id", "reason", "epoch",),
@@ -290,11 +291,12 @@ class ContractMethods:
         """Ends a run with its outcome and the gaps still open."""
         return cast(RunResult, self._request("run.finish", _clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
-    def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None) -> ReceiptBeginResult:
-        """Records a tool effect before it runs; a key that completed returns its result with ``replayed: True``.
+    def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
+        """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
+        ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
         """
-        return cast(ReceiptBeginResult, self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to}, keep=('args',))))
+        return cast(ReceiptBeginResult, self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind}, keep=('args',))))
 
     def settle_receipt(self, run_id: str, epoch: int, receipt_id: str, outcome: ReceiptOutcome, result_ref: Optional[str] = None, error: Optional[str] = None, evidence: Optional[str] = None) -> ReceiptResult:
         """Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."""
@@ -523,11 +525,12 @@ class AsyncContractMethods:
         """Ends a run with its outcome and the gaps still open."""
         return cast(RunResult, await self._request("run.finish", _clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
-    async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None) -> ReceiptBeginResult:
-        """Records a tool effect before it runs; a key that completed returns its result with ``replayed: True``.
+    async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
+        """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
+        ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
         """
-        return cast(ReceiptBeginResult, await self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to}, keep=('args',))))
+        return cast(ReceiptBeginResult, await self._request("receipt.begin", _clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind}, keep=('args',))))
 
     async def settle_receipt(self, run_id: str, epoch: int, receipt_id: str, outcome: ReceiptOutcome, result_ref: Optional[str] = None, error: Optional[str] = None, evidence: Optional[str] = None) -> ReceiptResult:
         """Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."""

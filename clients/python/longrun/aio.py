@@ -40,7 +40,7 @@ from .client import (
     with_defaults,
 )
 from .errors import ClientClosed, LongrunError, RequestTimeout, ServerExited
-from .types import CheckpointLang, DescribeResult, Receipt
+from .types import CheckpointLang, DescribeResult, Receipt, ReceiptKind
 
 #: Bytes read from the child's pipes at a time (lines of any length are reassembled).
 CHUNK = 1 << 16
@@ -225,14 +225,14 @@ class AsyncEffect(Effect):
 
 
 class _AsyncEffectMixin:
-    def effect(self, run_id: str, epoch: int, tool: str, key: str, args: Any = None, *, args_digest: Optional[str] = None) -> AsyncEffect:
+    def effect(self, run_id: str, epoch: int, tool: str, key: str, args: Any = None, *, args_digest: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> AsyncEffect:
         """Begin → (run the effect, set ``r.result_ref``) → settle, under ``async with``; see ``Effect``."""
         me = cast(AsyncContractMethods, self)
 
         async def begin() -> Dict[str, Any]:
             if args_digest is not None:
-                return cast(Dict[str, Any], await me.begin_receipt(run_id, epoch, tool, key, args_digest=args_digest))
-            return cast(Dict[str, Any], await me.begin_receipt(run_id, epoch, tool, key, args=args))
+                return cast(Dict[str, Any], await me.begin_receipt(run_id, epoch, tool, key, args_digest=args_digest, kind=kind))
+            return cast(Dict[str, Any], await me.begin_receipt(run_id, epoch, tool, key, args=args, kind=kind))
 
         async def settle(**kw: Any) -> Any:
             return await me.settle_receipt(run_id, epoch, **kw)

@@ -30,7 +30,7 @@ from .errors import (
     ServerUnreachable,
     error_from_wire,
 )
-from .types import CheckpointLang, DescribeResult, Receipt
+from .types import CheckpointLang, DescribeResult, Receipt, ReceiptKind
 
 log = logging.getLogger("longrun")
 #: The child's stderr (its logs), one record per line, with ``longrun_root`` and ``longrun_pid``.
@@ -313,14 +313,14 @@ class Effect:
 class _EffectMixin:
     """``effect``: a receipt as a context manager, over the client's begin_receipt / settle_receipt."""
 
-    def effect(self, run_id: str, epoch: int, tool: str, key: str, args: Any = None, *, args_digest: Optional[str] = None) -> Effect:
+    def effect(self, run_id: str, epoch: int, tool: str, key: str, args: Any = None, *, args_digest: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> Effect:
         """Begin → (run the effect, set ``r.result_ref``) → settle; see ``Effect``. ``args`` None is sent as null."""
         me = cast(ContractMethods, self)
 
         def begin() -> Dict[str, Any]:
             if args_digest is not None:
-                return cast(Dict[str, Any], me.begin_receipt(run_id, epoch, tool, key, args_digest=args_digest))
-            return cast(Dict[str, Any], me.begin_receipt(run_id, epoch, tool, key, args=args))
+                return cast(Dict[str, Any], me.begin_receipt(run_id, epoch, tool, key, args_digest=args_digest, kind=kind))
+            return cast(Dict[str, Any], me.begin_receipt(run_id, epoch, tool, key, args=args, kind=kind))
 
         def settle(**kw: Any) -> Any:
             return me.settle_receipt(run_id, epoch, **kw)

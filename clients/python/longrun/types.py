@@ -18,6 +18,8 @@ RunStatus = Literal["requested", "running", "parked", "finished", "cancelled", "
 RunEndStatus = Literal["finished", "failed"]
 ReceiptStatus = Literal["begun", "completed", "failed", "unknown"]
 ReceiptOutcome = Literal["completed", "failed"]
+#: What a receipt records, and so where it counts: a tool call, a model request (a request), a child run (neither).
+ReceiptKind = Literal["tool_call", "model_request", "child_run"]
 BudgetDimension = Literal["requests", "input_tokens", "output_tokens", "tool_calls", "cost"]
 ArtifactKind = Literal["draft", "increment", "full"]
 ArtifactMark = Literal["preview", "saved", "exported", "opened"]
@@ -409,6 +411,7 @@ class Receipt(TypedDict):
     idempotency_key: str
     attempt: int
     tool: str
+    kind: ReceiptKind
     args_digest: str
     status: ReceiptStatus
     epoch: int
@@ -464,6 +467,7 @@ class RunGetResult(TypedDict):
     bounds: Optional[TaskBounds]
     budget: BudgetStatus
     receipt_counts: Dict[ReceiptStatus, int]
+    receipts_by_kind: Dict[ReceiptKind, int]
     unknown_receipts: List[Receipt]
     open_items: List[Union[Receipt, OpenCharge]]
     checkpoint: Optional[RunCheckpoint]

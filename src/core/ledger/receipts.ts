@@ -5,6 +5,30 @@
  * never re-run by longrun; it stays listed until a caller reconciles it with evidence.
  */
 
+import type { Amounts } from "./budget.ts";
+
+/**
+ * What a receipt records: a tool call (the default), a model request (what adjust.handoff names),
+ * or a child run started from this one. Each counts where it belongs: a tool call as one of
+ * `tool_calls`, a model request as one of `requests` (its tokens and cost are charged with
+ * budget.charge once known), a child run in no dimension of this run (it spends its own run's
+ * budget).
+ */
+export const RECEIPT_KINDS = ["tool_call", "model_request", "child_run"] as const;
+export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
+
+/** What beginning an effect of `kind` charges to the run's budget. */
+export function kindCharge(kind: ReceiptKind): Amounts {
+  switch (kind) {
+    case "tool_call":
+      return { tool_calls: 1 };
+    case "model_request":
+      return { requests: 1 };
+    case "child_run":
+      return {};
+  }
+}
+
 export const RECEIPT_STATUSES = ["begun", "completed", "failed", "unknown"] as const;
 export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
 

@@ -124,7 +124,7 @@ export const runMethods = [
   method({
     name: "run.get",
     side: "agent",
-    summary: "Observe a run (reconnect): status, owner, epoch, question, budget, unknown receipts, open items, events; changes nothing",
+    summary: "Observe a run (reconnect): status, owner, epoch, question, budget, receipts counted by status and by kind, unknown receipts, open items, events; changes nothing",
     params: L.runId,
     lane: "read",
     readOnly: true,
@@ -248,7 +248,7 @@ export const runMethods = [
     name: "receipt.begin",
     side: "agent",
     summary:
-      "Record a tool effect before it runs (durable on return); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true",
+      "Record an effect before it runs (durable on return): kind tool_call (default, counts a tool call), model_request (counts a request) or child_run (counts in this run's budget nowhere); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true",
     params: L.receiptBegin,
     lane: "state",
     readOnly: false,
@@ -257,7 +257,7 @@ export const runMethods = [
         throw invalidParams("Invalid params for receipt.begin: give exactly one of args (hashed here) or args_digest (sha256 hex)", { field: "args" });
       }
       const digest = p.args_digest ?? sha256Hex(canonicalJson(p.args));
-      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, idempotency_key: p.idempotency_key, args_digest: digest, source: p.source, send_to: p.send_to });
+      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, kind: p.kind, idempotency_key: p.idempotency_key, args_digest: digest, source: p.source, send_to: p.send_to });
     },
   }),
   method({
