@@ -97,7 +97,7 @@ export class EffectLedger extends GrantLedger {
       if (ownRow && existing!.kind !== kind) {
         throw new ConflictError(
           `Refused: idempotency key ${JSON.stringify(input.idempotency_key)}: receipt ${existing!.receipt_id} recorded it as a ${existing!.kind}, not a ${kind}; one key names one effect, so use a new key for a different one`,
-          { reason: "receipt_kind_differs", receipt_id: existing!.receipt_id, run_id: existing!.run_id, kind: existing!.kind },
+          { reason: "receipt_kind_differs", receipt_id: existing!.receipt_id, run_id: existing!.run_id, recorded_kind: existing!.kind },
         );
       }
       const verdict: ReturnType<typeof beginVerdict> = inAncestor

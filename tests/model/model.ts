@@ -14,7 +14,8 @@
  * parent's unknown effects as open items) and receipts (begun, completed, failed, unknown; a
  * completed key replays, a claim turns begun into unknown, unknown settles only with evidence, a
  * key unsettled anywhere up the run chain is not begun again; tool authorization; a tool-call
- * budget).
+ * budget; receipt kinds: a model request counts as a request, never as a tool call, and one key
+ * names one kind).
  *
  * The real side is a real root in a temporary directory (libSQL `memory.db`, the pending file,
  * `raw_data/`) behind the real dispatcher, so params validation and the side check are included.
@@ -26,7 +27,8 @@
  *
  * After every step: the model and the implementation agree on every task (status, turn, access
  * mode, lease turn, scope, uses), the pending checkpoint, every run (status, owner, epoch,
- * parent, open items) and every receipt (id, status, attempt, result); and the invariants hold: I2 (every checkpoint text
+ * parent, open items) and every receipt (id, kind, status, attempt, result; tool calls and requests
+ * spent by kind); and the invariants hold: I2 (every checkpoint text
  * returned is in memory, verbatim), I3 (writable only with a lease of the current turn, in
  * progress; granted only by the host), A1 (acknowledged receipts, checkpoints, outcomes and notes
  * are present), A3 (no receipt completed without its result), A4 (`PRAGMA integrity_check` ok, the
@@ -80,7 +82,7 @@ export type Op =
   | { t: "claim"; exec: Exec; run: number }
   | { t: "runOp"; exec: Exec; run: number; op: "park" | "wake" | "finish" | "cancel" }
   | { t: "hostCancel"; run: number }
-  | { t: "begin"; exec: Exec; run: number; key: number; args: number; tool: number }
+  | { t: "begin"; exec: Exec; run: number; key: number; args: number; tool: number; kind?: 0 | 1 }
   | { t: "settle"; exec: Exec; run: number; receipt: number; outcome: "completed" | "failed"; ref: boolean; evidence: boolean };
 
 export const FAULT_POINTS = [
@@ -109,7 +111,7 @@ const exec = fc.constantFrom<Exec>(0, 1);
 const runner = fc.constantFrom<Side>("host", "agent");
 const ref = fc.nat(3);
 
-const beginArb = fc.record({ t: fc.constant("begin" as const), exec, run: ref, key: fc.nat(2), args: fc.oneof({ arbitrary: fc.constant(0), weight: 5 }, { arbitrary: fc.constant(1), weight: 1 }), tool: fc.oneof({ arbitrary: fc.constant(0), weight: 6 }, { arbitrary: fc.constant(1), weight: 1 }) });
+const beginArb = fc.record({ t: fc.constant("begin" as const), exec, run: ref, key: fc.nat(2), args: fc.oneof({ arbitrary: fc.constant(0), weight: 5 }, { arbitrary: fc.constant(1), weight: 1 }), tool: fc.oneof({ arbitrary: fc.constant(0), weight: 6 }, { arbitrary: fc.constant(1), weight: 1 }), kind: fc.oneof({ arbitrary: fc.constant<0 | 1>(0), weight: 3 }, { arbitrary: fc.constant<0 | 1>(1), weight: 1 }) });
 const settleArb = fc.record({
   t: fc.constant("settle" as const),
   exec,
@@ -270,6 +272,8 @@ export interface MReceipt {
   status: RStatus;
   attempt: number;
   hasRef: boolean;
+  /** A tool call counts against tool_calls; a model request counts as a request, not a tool call. */
+  kind: "tool_call" | "model_request";
 }
 
 export type RunStatus = "requested" | "running" | "parked" | "finished" | "cancelled" | "failed" | "refused";
@@ -985,9 +989,10 @@ export class ModelRunner {
         if (!run) return null;
         const epoch = run.held[op.exec] ?? 1;
         const key = `key-${op.key}`;
+        const kind = op.kind ? "model_request" : "tool_call";
         const base = {
           method: "receipt.begin",
-          params: { run_id: run.id, epoch, tool: op.tool ? "deploy" : "fetch", idempotency_key: key, args: { v: op.args } },
+          params: { run_id: run.id, epoch, tool: op.tool ? "deploy" : "fetch", idempotency_key: key, args: { v: op.args }, ...(op.kind ? { kind } : {}) },
           side: "agent" as Side,
         };
         if (epoch !== run.epoch) return { ...base, expect: err("stale_epoch", undefined, { current_epoch: run.epoch }), apply: none };
@@ -996,6 +1001,8 @@ export class ModelRunner {
         const own = run.receipts.filter((r) => r.key === key).at(-1);
         let attempt = 1;
         if (own) {
+          // one key names one kind of effect
+          if (own.kind !== kind) return { ...base, expect: err("conflict", "receipt_kind_differs", { receipt_id: own.id }), apply: none };
           if (own.args !== op.args) return { ...base, expect: err("conflict", "receipt_args_differ"), apply: none };
           if (own.status === "completed") {
             return {
@@ -1032,12 +1039,14 @@ export class ModelRunner {
               assert.equal(r.replayed, false);
               assert.equal(r.receipt.status, "begun");
               assert.equal(r.receipt.attempt, attempt);
+              assert.equal(r.receipt.kind, kind);
               assert.ok(!run.receipts.some((x) => x.id === r.receipt.receipt_id), `receipt.begin returned a known receipt id ${r.receipt.receipt_id}`);
             },
           },
           apply: (r) => {
-            run.receipts.push({ id: r.receipt.receipt_id, key, args: op.args, status: "begun", attempt, hasRef: false });
-            run.spent += 1;
+            run.receipts.push({ id: r.receipt.receipt_id, key, args: op.args, status: "begun", attempt, hasRef: false, kind });
+            // the tool_calls limit counts tool calls only: a model request is a request
+            if (kind === "tool_call") run.spent += 1;
           },
         };
       }
@@ -1214,12 +1223,16 @@ export class ModelRunner {
     assert.equal(count, m.foreign.size + m.tasks.length, "the root holds exactly the tasks started (none lost, none overwritten)");
 
     for (const run of m.runs) {
-      const listed = (await sys.ok("receipt.list", { run_id: run.id })).receipts as { receipt_id: string; idempotency_key: string; status: string; attempt: number; result_ref: string | null }[];
+      const listed = (await sys.ok("receipt.list", { run_id: run.id })).receipts as { receipt_id: string; idempotency_key: string; kind: string; status: string; attempt: number; result_ref: string | null }[];
       assert.deepEqual(
-        listed.map((r) => ({ id: r.receipt_id, key: r.idempotency_key, status: r.status, attempt: r.attempt, ref: r.result_ref !== null })),
-        run.receipts.map((r) => ({ id: r.id, key: r.key, status: r.status, attempt: r.attempt, ref: r.hasRef })),
+        listed.map((r) => ({ id: r.receipt_id, key: r.idempotency_key, kind: r.kind, status: r.status, attempt: r.attempt, ref: r.result_ref !== null })),
+        run.receipts.map((r) => ({ id: r.id, key: r.key, kind: r.kind, status: r.status, attempt: r.attempt, ref: r.hasRef })),
         `receipts of run ${run.id}`,
       );
+      // each kind counted where it belongs: the run's tool calls are its tool_call receipts only
+      const budget = (await sys.ok("budget.status", { run_id: run.id })).budget as { spent: { tool_calls: number; requests: number } };
+      assert.equal(budget.spent.tool_calls, run.receipts.filter((r) => r.kind === "tool_call").length, `tool calls of run ${run.id}`);
+      assert.equal(budget.spent.requests, run.receipts.filter((r) => r.kind === "model_request").length, `requests of run ${run.id}`);
     }
 
     // I2 / A1: everything acknowledged reads back; a checkpoint's text verbatim

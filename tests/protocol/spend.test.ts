@@ -124,7 +124,9 @@ describe("spending reads as it was recorded", () => {
     assert.deepEqual([b.spent.requests, b.spent.tool_calls], [1, 1]);
     assert.deepEqual(b.exhausted_by, ["tool_calls"], "the one tool call allowed is the fetch, not the model request");
     const other = await s.error("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "tool_call", tool: "model", idempotency_key: "req-1", args: { prompt: "p" } });
+    assert.equal(other.data.kind, "conflict");
     assert.equal(other.data.reason, "receipt_kind_differs", "one key, one kind of effect");
+    assert.equal(other.data.recorded_kind, "model_request");
     const bad = await s.error("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "prayer", tool: "fetch", idempotency_key: "x", args: {} });
     assert.equal(bad.data.kind, "invalid_params");
     await s.close();
