@@ -41,7 +41,7 @@ export class EffectLedger extends GrantLedger {
   #noEffects(runId: string, status: BudgetStatus): BudgetExhaustedError {
     const why = status.exhausted
       ? `has reached its budget (${status.exhausted_by.join(", ")})`
-      : `has ${status.unknown_charges} charge(s) of unknown amount and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
+      : `has ${status.unknown_charges + status.inherited_unknown_charges} charge(s) of unknown amount${status.inherited_unknown_charges ? ` (${status.inherited_unknown_charges} in an earlier run of its chain)` : ""} and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
     const ids = [...status.unknown_charge_ids, ...status.inherited_unknown.map((c) => `${c.charge_id} on earlier run ${c.run_id}`)];
     const next = status.exhausted
       ? "continue in a new run with its own budget if the user wants more"

@@ -110,6 +110,19 @@ describe("the contract against its reference model", () => {
       { t: "begin", exec: 1, run: 0, key: 0, args: 0, tool: 0 },
     ]));
 
+  test("an unknown cost is an open item of every continuation after it and stops its effects until reconciled on the run that recorded it", () =>
+    scenario([
+      { t: "start" },
+      { t: "runStart", exec: 0, budget: 2, by: "host" },
+      { t: "charge", exec: 0, run: 0 },
+      { t: "runOp", exec: 0, run: 0, op: "finish" },
+      { t: "continue", exec: 0, run: 0, ended: true, tools: 0, budget: 1, by: "host" },
+      { t: "begin", exec: 0, run: 0, key: 0, args: 0, tool: 0 },
+      { t: "reconcile", exec: 0, run: 1, charge: 0 },
+      { t: "reconcile", exec: 0, run: 1, charge: 0 },
+      { t: "begin", exec: 0, run: 0, key: 0, args: 0, tool: 0, kind: 1 },
+    ]));
+
   test("a crash right after receipt.begin committed: the receipt exists, unacknowledged, and a claim makes it unknown", () =>
     scenario([
       { t: "start" },

@@ -14,7 +14,8 @@
  * parent's unknown effects as open items) and receipts (begun, completed, failed, unknown; a
  * completed key replays, a claim turns begun into unknown, unknown settles only with evidence, a
  * key unsettled anywhere up the run chain is not begun again; tool authorization; a tool-call
- * budget; receipt kinds: a model request counts as a request, never as a tool call, and one key
+ * budget; charges of unknown tool-call count, open items of every continuation after them and
+ * stopping effects there and in their run until reconciled on the run that recorded them; receipt kinds: a model request counts as a request, never as a tool call, and one key
  * names one kind).
  *
  * The real side is a real root in a temporary directory (libSQL `memory.db`, the pending file,
@@ -83,7 +84,10 @@ export type Op =
   | { t: "runOp"; exec: Exec; run: number; op: "park" | "wake" | "finish" | "cancel" }
   | { t: "hostCancel"; run: number }
   | { t: "begin"; exec: Exec; run: number; key: number; args: number; tool: number; kind?: 0 | 1 }
-  | { t: "settle"; exec: Exec; run: number; receipt: number; outcome: "completed" | "failed"; ref: boolean; evidence: boolean };
+  | { t: "settle"; exec: Exec; run: number; receipt: number; outcome: "completed" | "failed"; ref: boolean; evidence: boolean }
+  /** budget.charge of a tool call whose count is unknown (unknown: ["tool_calls"]), or budget.reconcile of a run's charge (at 0). */
+  | { t: "charge"; exec: Exec; run: number }
+  | { t: "reconcile"; exec: Exec; run: number; charge: number };
 
 export const FAULT_POINTS = [
   "receipt.begin.before_commit",
@@ -148,6 +152,8 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ t: fc.constant("hostCancel" as const), run: ref }), weight: 1 },
   { arbitrary: beginArb, weight: 8 },
   { arbitrary: settleArb, weight: 6 },
+  { arbitrary: fc.record({ t: fc.constant("charge" as const), exec, run: ref }), weight: 2 },
+  { arbitrary: fc.record({ t: fc.constant("reconcile" as const), exec, run: ref, charge: fc.nat(3) }), weight: 2 },
 );
 
 const crash = fc.boolean();
@@ -276,6 +282,13 @@ export interface MReceipt {
   kind: "tool_call" | "model_request";
 }
 
+/** The unreconciled unknown charges of `run` and every run before it in its chain. */
+export function chainCharges(run: MRun | null): string[] {
+  const out: string[] = [];
+  for (let a = run; a; a = a.parent) out.push(...a.charges.filter((c) => !c.reconciled).map((c) => c.id));
+  return out;
+}
+
 export type RunStatus = "requested" | "running" | "parked" | "finished" | "cancelled" | "failed" | "refused";
 export interface MRun {
   id: string;
@@ -292,6 +305,8 @@ export interface MRun {
   /** The run it continues (run.continue), and the unknown receipts it carries as open items. */
   parent: MRun | null;
   carried: MReceipt[];
+  /** Its charges of unknown amount (unknown: ["tool_calls"]): open until reconciled, in this run and every continuation after it. */
+  charges: { id: string; reconciled: boolean }[];
   /** The epoch each executor last got for this run (null: never held it, it writes with epoch 1). */
   held: [number | null, number | null];
 }
@@ -892,7 +907,7 @@ export class ModelRunner {
           apply: (r) => {
             const held: [number | null, number | null] = [null, null];
             held[op.exec] = 1;
-            m.runs.push({ id: r.run.run_id, task: cur.id, status, owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: ["fetch"], parent: null, carried: [], held });
+            m.runs.push({ id: r.run.run_id, task: cur.id, status, owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: ["fetch"], parent: null, carried: [], charges: [], held });
           },
         };
       }
@@ -923,13 +938,15 @@ export class ModelRunner {
               assert.equal(r.run.epoch, 1);
               assert.equal(r.run.status, status);
               assert.deepEqual(r.run.authorization.tools, tools ?? parent.tools);
-              assert.deepEqual(r.open_items.map((x: { receipt_id: string }) => x.receipt_id).sort(), carried.map((x) => x.id).sort(), "open_items");
+              assert.deepEqual(r.open_items.filter((x: { receipt_id?: string }) => x.receipt_id).map((x: { receipt_id: string }) => x.receipt_id).sort(), carried.map((x) => x.id).sort(), "open_items");
+              // an unknown cost anywhere up the chain is an open item of the continuation
+              assert.deepEqual(r.open_items.filter((x: { charge_id?: string }) => x.charge_id).map((x: { charge_id: string }) => x.charge_id).sort(), chainCharges(parent).sort(), "open charges");
             },
           },
           apply: (r) => {
             const held: [number | null, number | null] = [null, null];
             held[op.exec] = 1;
-            m.runs.push({ id: r.run.run_id, task: cur.id, status, owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: tools ?? [...parent.tools], parent, carried, held });
+            m.runs.push({ id: r.run.run_id, task: cur.id, status, owner: OWNERS[op.exec], epoch: 1, budget: op.budget, spent: 0, receipts: [], tools: tools ?? [...parent.tools], parent, carried, charges: [], held });
           },
         };
       }
@@ -1030,7 +1047,10 @@ export class ModelRunner {
         }
         if (run.status !== "running") return { ...base, expect: err("conflict", "run_status"), apply: none };
         if (!run.tools.includes(op.tool ? "deploy" : "fetch")) return { ...base, expect: err("unauthorized"), apply: none };
-        if (run.budget !== null && run.spent >= run.budget) return { ...base, expect: err("budget_exhausted"), apply: none };
+        // an unknown tool-call count in the run or up its chain leaves a tool_calls limit uncertain: no new effects
+        if (run.budget !== null && (run.spent >= run.budget || run.charges.some((c) => !c.reconciled) || (run.parent && chainCharges(run.parent).length))) {
+          return { ...base, expect: err("budget_exhausted"), apply: none };
+        }
         return {
           ...base,
           expect: {
@@ -1049,6 +1069,28 @@ export class ModelRunner {
             if (kind === "tool_call") run.spent += 1;
           },
         };
+      }
+      case "charge": {
+        const run = m.pickRun(op.run);
+        if (!run) return null;
+        const epoch = run.held[op.exec] ?? 1;
+        const base = { method: "budget.charge", params: { run_id: run.id, epoch, unknown: ["tool_calls"], note: "model charge" }, side: "agent" as Side };
+        if (epoch !== run.epoch) return { ...base, expect: err("stale_epoch", undefined, { current_epoch: run.epoch }), apply: none };
+        return {
+          ...base,
+          expect: { ok: true, check: (r) => assert.ok(!run.charges.some((c) => c.id === r.charge_id), `budget.charge returned a known charge id ${r.charge_id}`) },
+          apply: (r) => run.charges.push({ id: r.charge_id, reconciled: false }),
+        };
+      }
+      case "reconcile": {
+        const run = m.pickRun(op.run);
+        if (!run || !run.charges.length) return null;
+        const c = run.charges[op.charge % run.charges.length]!;
+        const epoch = run.held[op.exec] ?? 1;
+        const base = { method: "budget.reconcile", params: { run_id: run.id, epoch, charge_id: c.id, tool_calls: 0, evidence: "model evidence" }, side: "agent" as Side };
+        if (epoch !== run.epoch) return { ...base, expect: err("stale_epoch", undefined, { current_epoch: run.epoch }), apply: none };
+        if (c.reconciled) return { ...base, expect: err("conflict", "charge_known"), apply: none };
+        return { ...base, expect: { ok: true }, apply: () => (c.reconciled = true) };
       }
       case "settle": {
         const run = m.pickRun(op.run);
@@ -1213,7 +1255,7 @@ export class ModelRunner {
           .map((r) => ({ id: r.run_id, status: r.status, owner: r.owner, epoch: r.epoch, parent: r.parent_run_id, open: r.open_items }))
           .sort((a, b) => a.id.localeCompare(b.id)),
         runs
-          .map((r) => ({ id: r.id, status: r.status, owner: r.owner, epoch: r.epoch, parent: r.parent?.id ?? null, open: r.carried.filter((x) => x.status === "unknown").length }))
+          .map((r) => ({ id: r.id, status: r.status, owner: r.owner, epoch: r.epoch, parent: r.parent?.id ?? null, open: r.carried.filter((x) => x.status === "unknown").length + (r.parent ? chainCharges(r.parent).length : 0) }))
           .sort((a, b) => a.id.localeCompare(b.id)),
         `runs of task ${t.id}`,
       );

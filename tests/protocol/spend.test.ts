@@ -80,6 +80,7 @@ describe("spending reads as it was recorded", () => {
     const refused = await s.error("receipt.begin", { run_id: child.run_id, epoch: 1, tool: "fetch", idempotency_key: "k", args: {} });
     assert.equal(refused.data.kind, "budget_exhausted");
     assert.match(refused.message, new RegExp(`${lost.charge_id} on earlier run ${parent.run_id}`));
+    assert.match(refused.message, /has 1 charge\(s\) of unknown amount \(1 in an earlier run of its chain\)/);
     const list = await s.result("run.list", {});
     assert.equal(list.runs.find((r: any) => r.run_id === child.run_id).open_items, 1);
     assert.equal(list.total.unknown_charges, 1, "the task's total counts the charge once");
