@@ -5,24 +5,11 @@
  * on a libSQL server.
  */
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir } from "../helpers.ts";
-import { testRoot } from "../sqld.ts";
-import { Server, TARGETS } from "./server.ts";
+import { describe, test } from "node:test";
+import { serveEachTest } from "./each_root.ts";
 
 describe("idempotency keys", () => {
-  let dir = "";
-  const servers: Server[] = [];
-  beforeEach(async () => (dir = await testRoot()));
-  afterEach(async () => {
-    for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) await s.close();
-    removeDir(dir);
-  });
-  const serve = () => {
-    const s = new Server(TARGETS[0]!, ["serve", "--root", dir]);
-    servers.push(s);
-    return s;
-  };
+  const serve = serveEachTest();
 
   test("task.start sent twice with one key makes one task and answers alike, also after a restart", async () => {
     const s = serve();

@@ -6,24 +6,11 @@
  * where its effect counts (a model request as a request, not a tool call).
  */
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir } from "../helpers.ts";
-import { testRoot } from "../sqld.ts";
-import { Server, TARGETS } from "./server.ts";
+import { describe, test } from "node:test";
+import { serveEachTest } from "./each_root.ts";
 
 describe("spending reads as it was recorded", () => {
-  let dir = "";
-  const servers: Server[] = [];
-  beforeEach(async () => (dir = await testRoot()));
-  afterEach(async () => {
-    for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) await s.close();
-    removeDir(dir);
-  });
-  const serve = () => {
-    const s = new Server(TARGETS[0]!, ["serve", "--root", dir]);
-    servers.push(s);
-    return s;
-  };
+  const serve = serveEachTest();
 
   test("a partial reconcile fills in the unknown cost and keeps the charge's known requests; a known dimension is refused, naming it", async () => {
     const s = serve();

@@ -5,24 +5,12 @@
  * sentences naming what was wrong and what to do.
  */
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { removeDir, until } from "../helpers.ts";
-import { testRoot } from "../sqld.ts";
-import { Server, TARGETS } from "./server.ts";
+import { serveEachTest } from "./each_root.ts";
 
 describe("what it says is what holds", () => {
-  let dir = "";
-  const servers: Server[] = [];
-  beforeEach(async () => (dir = await testRoot()));
-  afterEach(async () => {
-    for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) await s.close();
-    removeDir(dir);
-  });
-  const serve = () => {
-    const s = new Server(TARGETS[0]!, ["serve", "--root", dir]);
-    servers.push(s);
-    return s;
-  };
+  const serve = serveEachTest();
 
   test("a lease whose uses ran out reads read_only in task.status before any gate check, also from a new process", async () => {
     const s = serve();
