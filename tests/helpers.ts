@@ -121,3 +121,19 @@ export function canMount(): boolean {
     removeDir(probe);
   }
 }
+
+/**
+ * A separate process holding a memory.db's write lock (tests/fixtures/hold_write_lock.ts), as a
+ * stuck or hostile process would; resolves once it is held, to a function that kills it.
+ */
+export async function holdWriteLock(db: string): Promise<() => Promise<void>> {
+  const argv = scriptArgv(join(REPO, "tests", "fixtures", "hold_write_lock.ts"), [db]);
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  await until(() => out.includes("held"), "the lock to be held");
+  return async () => {
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("close", r));
+  };
+}

@@ -7,20 +7,10 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { REPO, removeDir, scriptArgv, tempDir, until } from "../helpers.ts";
+import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
-async function holdLock(db: string) {
-  const argv = scriptArgv(join(REPO, "tests", "fixtures", "hold_write_lock.ts"), [db]);
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-  await until(() => out.includes("held"), "the lock to be held");
-  return async () => {
-    child.kill("SIGKILL");
-    await new Promise((r) => child.on("close", r));
-  };
-}
+const holdLock = holdWriteLock;
 
 describe("a failed checkpoint ends the lease", () => {
   let dir = "";

@@ -7,19 +7,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Root } from "../../src/root.ts";
-import { REPO, removeDir, scriptArgv, tempDir, until } from "../helpers.ts";
+import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../helpers.ts";
 
-async function holdLock(db: string) {
-  const argv = scriptArgv(join(REPO, "tests", "fixtures", "hold_write_lock.ts"), [db]);
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-  await until(() => out.includes("held"), "the lock to be held");
-  return async () => {
-    child.kill("SIGKILL");
-    await new Promise((r) => child.on("close", r));
-  };
-}
+const holdLock = holdWriteLock;
 
 for (const mode of ["worker", "inline"] as const) {
   test(`after memory was locked past the timeout and freed, the first resume and checkpoint succeed (${mode} writes)`, async () => {
