@@ -23,7 +23,7 @@ import type { ErrorObject } from "../rpc/errors.ts";
 import type { Caller } from "../rpc/method.ts";
 import { VERSION } from "../version.ts";
 import { checkArguments, McpProtocolError, rewriteInvalidParams } from "./args.ts";
-import { type Call, getPrompt, PROMPTS, readResource, RESOURCES } from "./context.ts";
+import { type Call, getPrompt, PROMPTS, readResource, RESOURCES } from "./resources.ts";
 import { askToApprove, mcpMessage, reword, type Wording } from "./errors.ts";
 import type { ToolDef } from "./tool_def.ts";
 import { listed, selectTools, TOOLS } from "./tool_sets.ts";

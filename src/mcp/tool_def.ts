@@ -56,11 +56,11 @@ export const oneOf = (values: readonly string[], description: string): JsonSchem
 export const object = (description: string): JsonSchema => ({ type: "object", description });
 
 // Output builders: types of what comes back (extra fields are allowed; listed ones are checked).
-export const S: JsonSchema = { type: "string" };
-export const I: JsonSchema = { type: "integer" };
-export const B: JsonSchema = { type: "boolean" };
-export const O: JsonSchema = { type: "object" };
-export const A: JsonSchema = { type: "array" };
+export const STRING: JsonSchema = { type: "string" };
+export const INTEGER: JsonSchema = { type: "integer" };
+export const BOOLEAN: JsonSchema = { type: "boolean" };
+export const OBJECT: JsonSchema = { type: "object" };
+export const ARRAY: JsonSchema = { type: "array" };
 export const nullable = (s: JsonSchema): JsonSchema => ({ ...s, type: [s.type as string, "null"] });
 export const listOf = (items: JsonSchema): JsonSchema => ({ type: "array", items });
 
@@ -71,11 +71,11 @@ export function shape(props: Record<string, JsonSchema>, optional: string[] = []
 }
 
 /** A task as results carry it (the fields a model acts on; the object holds more). */
-export const TASK = shape({ task_id: S, status: S });
+export const TASK = shape({ task_id: STRING, status: STRING });
 /** A run as run results carry it. */
-export const RUN = shape({ run_id: S, status: S, epoch: I });
+export const RUN = shape({ run_id: STRING, status: STRING, epoch: INTEGER });
 /** A run's budget: limits, spend, and whether new effects are allowed. */
-export const BUDGET = shape({ spent: O, effects_allowed: B });
-export const RECEIPT = shape({ receipt_id: S, status: S });
-export const ARTIFACT = shape({ name: S, version: I, kind: S });
-export const ADJUSTMENT = shape({ adjustment_id: S, text: S });
+export const BUDGET = shape({ spent: OBJECT, effects_allowed: BOOLEAN });
+export const RECEIPT = shape({ receipt_id: STRING, status: STRING });
+export const ARTIFACT = shape({ name: STRING, version: INTEGER, kind: STRING });
+export const ADJUSTMENT = shape({ adjustment_id: STRING, text: STRING });

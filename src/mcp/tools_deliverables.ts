@@ -2,7 +2,7 @@
  * The long-research-run tools of `--tools research`, part two: the user's adjustments, staged
  * deliverables (artifacts) and large results stored outside the context.
  */
-import { ADDS, ADJUSTMENT, ARTIFACT, bool, I, int, list, listOf, O, object, oneOf, READS, S, SETTLES, shape, str, type ToolDef } from "./tool_def.ts";
+import { ADDS, ADJUSTMENT, ARTIFACT, bool, INTEGER, int, list, listOf, OBJECT, object, oneOf, READS, STRING, SETTLES, shape, str, type ToolDef } from "./tool_def.ts";
 import { epoch, RESEARCH, runId } from "./tools_runs.ts";
 
 export const deliverableTools: ToolDef[] = [
@@ -78,7 +78,7 @@ export const deliverableTools: ToolDef[] = [
       attachment: str('An attachment\'s name (needs version), e.g. "data.csv"'),
     },
     required: ["name"],
-    output: { type: "object", properties: { artifact: ARTIFACT, content: S }, anyOf: [{ required: ["artifact"] }, { required: ["attachment", "content"] }] },
+    output: { type: "object", properties: { artifact: ARTIFACT, content: STRING }, anyOf: [{ required: ["artifact"] }, { required: ["attachment", "content"] }] },
     hints: READS,
     sets: RESEARCH,
   },
@@ -119,7 +119,7 @@ export const deliverableTools: ToolDef[] = [
       epoch: int("The run's ownership number, e.g. 1"),
     },
     required: ["label", "content"],
-    output: shape({ ref: S, size: I, sha256: S }),
+    output: shape({ ref: STRING, size: INTEGER, sha256: STRING }),
     hints: ADDS,
     sets: RESEARCH,
   },
@@ -135,7 +135,7 @@ export const deliverableTools: ToolDef[] = [
       run_id: str('Count coverage for this run, e.g. "R_0001"'),
     },
     required: ["ref"],
-    output: shape({ ref: S, offset: I, length: I, data_base64: S, coverage: O }),
+    output: shape({ ref: STRING, offset: INTEGER, length: INTEGER, data_base64: STRING, coverage: OBJECT }),
     // records what was read (coverage); reading the same range again adds nothing
     hints: SETTLES,
     sets: RESEARCH,
@@ -146,7 +146,7 @@ export const deliverableTools: ToolDef[] = [
     description: "Let another task of this project read one of the current task's stored results.",
     params: { ref: str('e.g. "C_0002"'), task_id: str('The task to share with, e.g. "T_20261130_120000_ab12"') },
     required: ["ref", "task_id"],
-    output: shape({ ref: S, shared_with: listOf(S) }),
+    output: shape({ ref: STRING, shared_with: listOf(STRING) }),
     hints: SETTLES,
     sets: RESEARCH,
   },

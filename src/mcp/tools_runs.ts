@@ -4,7 +4,7 @@
  */
 import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
 import {
-  A, ADDS, B, bool, BUDGET, ENDS, I, int, list, listOf, nullable, num, O, object, oneOf, READS, RECEIPT, RUN, S, SETTLES, shape, str,
+  ARRAY, ADDS, BOOLEAN, bool, BUDGET, ENDS, INTEGER, int, list, listOf, nullable, num, OBJECT, object, oneOf, READS, RECEIPT, RUN, STRING, SETTLES, shape, str,
   type JsonSchema, type ToolDef,
 } from "./tool_def.ts";
 
@@ -55,7 +55,7 @@ export const runTools: ToolDef[] = [
     description: "Observe a run without touching it (after a reconnect): status, owner, question, budget, effects of unknown outcome, open items, events.",
     params: { run_id: runId },
     required: ["run_id"],
-    output: shape({ run: RUN, question: S, budget: BUDGET, unknown_receipts: A, open_items: A, events: A }),
+    output: shape({ run: RUN, question: STRING, budget: BUDGET, unknown_receipts: ARRAY, open_items: ARRAY, events: ARRAY }),
     hints: READS,
     sets: RESEARCH,
   },
@@ -67,7 +67,7 @@ export const runTools: ToolDef[] = [
       task_id: str('Another task\'s runs, e.g. "T_20261130_120000_ab12"'),
       all_tasks: bool("true for the runs of every task, e.g. true"),
     },
-    output: shape({ task_id: nullable(S), runs: listOf(RUN), total: O }),
+    output: shape({ task_id: nullable(STRING), runs: listOf(RUN), total: OBJECT }),
     hints: READS,
     sets: RESEARCH,
   },
@@ -98,7 +98,7 @@ export const runTools: ToolDef[] = [
       reason: str('Why more is needed, for the user, e.g. "two sources left"'),
     },
     required: ["parent_run_id", "owner", "budget"],
-    output: shape({ run: RUN, open_items: A }),
+    output: shape({ run: RUN, open_items: ARRAY }),
     hints: ADDS,
     sets: RESEARCH,
   },
@@ -114,7 +114,7 @@ export const runTools: ToolDef[] = [
       note: str('Anything else, e.g. "source 4 was down"'),
     },
     required: ["run_id", "epoch", "settled", "open"],
-    output: shape({ checkpoint: shape({ epoch: I, settled: A, open: A }) }),
+    output: shape({ checkpoint: shape({ epoch: INTEGER, settled: ARRAY, open: ARRAY }) }),
     hints: ADDS,
     sets: RESEARCH,
   },
@@ -202,7 +202,7 @@ export const runTools: ToolDef[] = [
       send_to: str('The provider it sends data to, if any (must be in the run\'s send), e.g. "openai"'),
     },
     required: ["run_id", "epoch", "tool", "idempotency_key"],
-    output: shape({ receipt: RECEIPT, replayed: B }),
+    output: shape({ receipt: RECEIPT, replayed: BOOLEAN }),
     hints: ADDS,
     sets: RESEARCH,
   },
@@ -247,7 +247,7 @@ export const runTools: ToolDef[] = [
       note: str('What it was for, e.g. "search round 3"'),
     },
     required: ["run_id", "epoch"],
-    output: shape({ charge_id: S, budget: BUDGET }),
+    output: shape({ charge_id: STRING, budget: BUDGET }),
     hints: ADDS,
     sets: RESEARCH,
   },

@@ -4,7 +4,7 @@
  * against the protocol's schemas by tests/mcp/definitions.test.ts.
  */
 import { TASK_STATUSES } from "../core/status.ts";
-import { A, ADDS, B, ENDS, I, int, list, listOf, nullable, O, oneOf, READS, S, shape, str, TASK, type ToolDef } from "./tool_def.ts";
+import { ARRAY, ADDS, BOOLEAN, ENDS, INTEGER, int, list, listOf, nullable, OBJECT, oneOf, READS, STRING, shape, str, TASK, type ToolDef } from "./tool_def.ts";
 
 const CODING: ToolDef["sets"] = ["default", "research"];
 
@@ -15,7 +15,7 @@ export const taskTools: ToolDef[] = [
     description:
       "The current task (null if none): the user's request, status, next step, whether changes are approved in this turn.",
     params: {},
-    output: shape({ task: nullable(O), pending_checkpoint: nullable(O), runs: A }),
+    output: shape({ task: nullable(OBJECT), pending_checkpoint: nullable(OBJECT), runs: ARRAY }),
     hints: READS,
     sets: CODING,
   },
@@ -28,7 +28,7 @@ export const taskTools: ToolDef[] = [
       description: str('The user\'s request in their words, e.g. "Fix the flaky login test"'),
     },
     required: ["description"],
-    output: shape({ task: O, memories: A }),
+    output: shape({ task: OBJECT, memories: ARRAY }),
     hints: ADDS,
     sets: CODING,
   },
@@ -38,7 +38,7 @@ export const taskTools: ToolDef[] = [
     description:
       "Continue the current task after a pause, restart or lost context: a new turn, changes unapproved. Returns the task and recent memories.",
     params: {},
-    output: shape({ task: O, memories: A }),
+    output: shape({ task: OBJECT, memories: ARRAY }),
     hints: ADDS,
     sets: CODING,
   },
@@ -49,7 +49,7 @@ export const taskTools: ToolDef[] = [
       "Call before every change (file edit, command that writes), naming it. ok: true if the user approved it in this turn; else an error saying what to do.",
     params: { action: str('The change, e.g. "edit src/login.ts"') },
     required: ["action"],
-    output: shape({ ok: B, turn: I }),
+    output: shape({ ok: BOOLEAN, turn: INTEGER }),
     // not read-only: a lapsed approval is revoked, and an approval with a use count records each use
     hints: ADDS,
     sets: CODING,
@@ -64,7 +64,7 @@ export const taskTools: ToolDef[] = [
       scope: list('Glob patterns of what you need, e.g. ["src/**"]'),
     },
     required: ["reason"],
-    output: shape({ requested: B, granted: B }),
+    output: shape({ requested: BOOLEAN, granted: BOOLEAN }),
     hints: ADDS,
     sets: CODING,
   },
@@ -79,7 +79,7 @@ export const taskTools: ToolDef[] = [
       kind: oneOf(["manual", "progress"], 'progress: keep working; manual (default): pause. e.g. "progress"'),
     },
     required: ["summary", "next_step"],
-    output: shape({ text: S, memory_id: S, task: O }),
+    output: shape({ text: STRING, memory_id: STRING, task: OBJECT }),
     hints: ADDS,
     sets: CODING,
   },
@@ -88,7 +88,7 @@ export const taskTools: ToolDef[] = [
     method: "task.finish",
     description: "Mark the current task completed and save its outcome to memory. Only when the work is done.",
     params: { summary: str('The outcome, e.g. "Fixed: test raced token refresh"') },
-    output: shape({ task: O, memory_id: S }),
+    output: shape({ task: OBJECT, memory_id: STRING }),
     hints: ENDS,
     sets: CODING,
   },
@@ -111,7 +111,7 @@ export const taskTools: ToolDef[] = [
     method: "task.list",
     description: "Every task of this project, newest first, with its status and which one is current.",
     params: {},
-    output: shape({ tasks: listOf(shape({ task_id: S, status: S, current: B })) }),
+    output: shape({ tasks: listOf(shape({ task_id: STRING, status: STRING, current: BOOLEAN })) }),
     hints: READS,
     sets: [],
   },
@@ -134,7 +134,7 @@ export const taskTools: ToolDef[] = [
     description:
       "Rebuild a lost or unreadable task state from the newest checkpoint in project memory; begins a new turn with writes unapproved. Only when task_status reports the state unreadable or missing.",
     params: {},
-    output: shape({ task: nullable(TASK), memory_id: nullable(S) }),
+    output: shape({ task: nullable(TASK), memory_id: nullable(STRING) }),
     hints: ADDS,
     sets: [],
   },
@@ -152,7 +152,7 @@ export const memoryTools: ToolDef[] = [
       cursor: str('next_cursor of the last page, e.g. "o10"'),
     },
     required: ["query"],
-    output: shape({ hits: A, next_cursor: nullable(S) }),
+    output: shape({ hits: ARRAY, next_cursor: nullable(STRING) }),
     hints: READS,
     sets: CODING,
   },
@@ -162,7 +162,7 @@ export const memoryTools: ToolDef[] = [
     description: "Read one memory record in full.",
     params: { id: str('Record id, e.g. "S_0012"') },
     required: ["id"],
-    output: shape({ record: O }),
+    output: shape({ record: OBJECT }),
     hints: READS,
     sets: CODING,
   },
@@ -177,7 +177,7 @@ export const memoryTools: ToolDef[] = [
       keywords: list('Extra search words, e.g. ["auth"]'),
     },
     required: ["type", "title", "content"],
-    output: shape({ id: S, created: B }),
+    output: shape({ id: STRING, created: BOOLEAN }),
     hints: ADDS,
     sets: CODING,
   },
@@ -193,7 +193,7 @@ export const memoryTools: ToolDef[] = [
       }),
     },
     required: ["items"],
-    output: shape({ ids: listOf(S), count: I }),
+    output: shape({ ids: listOf(STRING), count: INTEGER }),
     hints: ADDS,
     sets: [],
   },

@@ -17,7 +17,7 @@
  *   tools.test.ts, errors.test.ts and protocol.test.ts.
  * - resources-read-text, -read-binary, -templates-read, prompts-get-simple, -with-args,
  *   -embedded-resource, -with-image: fixture resources (test://static-text, …) and prompts
- *   (test_simple_prompt, …) of that server; longrun's resources and prompt are in context.test.ts.
+ *   (test_simple_prompt, …) of that server; longrun's resources and prompt are in resources.test.ts.
  * - logging-set-level, completion-complete, resources-subscribe, resources-unsubscribe: optional
  *   capabilities (logging, completions, resources.subscribe) that longrun does not declare, so
  *   the method is rightly answered -32601 (Method not found).
@@ -47,7 +47,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { REPO, removeDir, tempDir, until } from "../helpers.ts";
+import { REPO, removeDir, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 const BUN = join(REPO, "node_modules", ".bin", "bun");

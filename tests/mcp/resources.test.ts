@@ -1,12 +1,12 @@
 /** Resources (the current task, its last checkpoint) and the "resume this task" prompt, over the SDK client and the binary. */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { type Call, getPrompt } from "../../src/mcp/context.ts";
+import { type Call, getPrompt } from "../../src/mcp/resources.ts";
 import { selectTools } from "../../src/mcp/tool_sets.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { type Mcp, RPC_METHOD_NAME, startMcp } from "./helpers.ts";
 
 describe("MCP resources and prompts (SDK client, compiled binary)", () => {
