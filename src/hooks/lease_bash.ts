@@ -24,8 +24,9 @@
  */
 import { basename } from "node:path";
 import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, type ProtectContext, textHit, withBudget } from "./protect.ts";
-import { cdTarget } from "./shell/cd.ts";
-import { allCommands, type Command, literalOf, parseShell, type Script, ShellParseError, type Word } from "./shell/parse.ts";
+import { Directories } from "./shell/cd.ts";
+import { allCommands, type Command, literalOf, type Script, ShellParseError, type Word } from "./shell/nodes.ts";
+import { parseShell } from "./shell/parse.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
 import { fileListHit, makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
 import { gitAddRefusal, gitTrackedRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
@@ -139,15 +140,11 @@ interface Checking extends LeaseBashContext {
   lenient?: boolean;
 }
 
-/** Why `command` is refused under any lease, or null when nothing here objects. */
-export function leaseRefusal(command: string, c: LeaseBashContext): string | null {
-  let script: Script;
-  try {
-    script = parseShell(command);
-  } catch (e) {
-    if (e instanceof ShellParseError) return `longrun cannot read this command with certainty (${e.message})`;
-    throw e;
-  }
+/**
+ * Why the command is refused under any lease, or null when nothing here objects. `script` is the
+ * command as the gate parsed it once (the read-only check reads the same tree).
+ */
+export function leaseRefusal(script: Script, c: LeaseBashContext): string | null {
   return scriptRefusal(script, { ...c, protect: withBudget(c.protect), budget: { commands: 0, words: 0, bytes: 0 }, view: { commands: 0, named: new Map() } }, 0);
 }
 
@@ -164,23 +161,19 @@ function scriptRefusal(script: Script, outer: Checking, depth: number): string |
     const p = cmd.words[0] ? literalOf(cmd.words[0]) : null;
     return p === "shopt" || p === "set" || cmd.assigns.some((a) => /^GLOBIGNORE/.test(a.raw));
   });
-  // every directory the script may be in by each command (a cd in a pipeline or subshell may not stick)
-  const dirs = new Set([c.env.cwd]);
-  for (const [at, cmd] of commands.entries()) {
-    for (const cwd of [...dirs]) {
-      const ctx: Checking = { ...c, protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
-      c.budget.words += cmd.words.length + cmd.assigns.length + cmd.redirects.length;
-      if (c.budget.words > LEASE_LIMITS.words) return `it has more than ${LEASE_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
-      const why = commandRefusal(cmd, at, ctx, dotglob, depth);
-      if (why) return why;
-      const words = expand(cmd.words, ctx);
-      if (typeof words === "string") return words;
-      const next = cdTarget(words.map((w) => (w.literal ? w.text : null)), cwd, c.env.home);
-      if (next === "unknown" && c.lenient) continue;
-      if (next === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
-      if (next !== null) dirs.add(next);
-      if (dirs.size > LEASE_LIMITS.cds) return `it may end up in more than ${LEASE_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
-    }
+  const dirs = new Directories(c.env.cwd, c.env.home, LEASE_LIMITS.cds);
+  for (const { command: cmd, at, cwd } of dirs.steps(commands)) {
+    const ctx: Checking = { ...c, protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
+    c.budget.words += cmd.words.length + cmd.assigns.length + cmd.redirects.length;
+    if (c.budget.words > LEASE_LIMITS.words) return `it has more than ${LEASE_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
+    const why = commandRefusal(cmd, at, ctx, dotglob, depth);
+    if (why) return why;
+    const words = expand(cmd.words, ctx);
+    if (typeof words === "string") return words;
+    const moved = dirs.follow(words.map((w) => (w.literal ? w.text : null)), cwd);
+    if (moved === "unknown" && c.lenient) continue;
+    if (moved === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
+    if (moved === "too_many") return `it may end up in more than ${LEASE_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
   }
   return null;
 }

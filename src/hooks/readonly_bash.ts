@@ -22,8 +22,8 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Access, pathHit, type ProtectContext, resolveExisting, withBudget } from "./protect.ts";
 import { repositoryTop, treeHit } from "./trees.ts";
-import { type Command, literalOf, type Script } from "./shell/parse.ts";
-import { cdTarget } from "./shell/cd.ts";
+import { type Command, literalOf, type Script } from "./shell/nodes.ts";
+import { Directories } from "./shell/cd.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
 import { BUILTINS, FIND_PRIMARIES, type ProgramRule, READ_ONLY_PROGRAMS, type ValueKind } from "./readonly_programs.ts";
 
@@ -49,23 +49,20 @@ export async function readOnlyRefusal(script: Script, outer: ProtectContext, env
   if (script.background) return "it starts a background job (&)";
   if (script.commands.length === 0) return "it is empty";
   if (script.commands.length > READ_ONLY_LIMITS.commands) return `it holds more than ${READ_ONLY_LIMITS.commands} commands, too many to check in a read-only turn; split it into several calls`;
-  const dirs = new Set([ctx.cwd]);
+  const dirs = new Directories(ctx.cwd, env.home, READ_ONLY_LIMITS.cds);
   let checked = 0;
-  for (const c of script.commands) {
-    for (const cwd of [...dirs]) {
-      checked += c.words.length + c.redirects.length;
-      if (checked > READ_ONLY_LIMITS.words) return `it has more than ${READ_ONLY_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
-      const why = await commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
-      if (why) return why;
-      const words = c.words.map((w) => {
-        const alts = wordPatterns(w, { ...env, cwd });
-        return alts?.length === 1 && isLiteral(alts[0]!) ? textOf(alts[0]!) : null;
-      });
-      const next = cdTarget(words, cwd, env.home);
-      if (next === "unknown") return "it changes to a directory that cannot be told in advance";
-      if (next !== null) dirs.add(next);
-      if (dirs.size > READ_ONLY_LIMITS.cds) return `it may end up in more than ${READ_ONLY_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
-    }
+  for (const { command: c, cwd } of dirs.steps(script.commands)) {
+    checked += c.words.length + c.redirects.length;
+    if (checked > READ_ONLY_LIMITS.words) return `it has more than ${READ_ONLY_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
+    const why = await commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
+    if (why) return why;
+    const words = c.words.map((w) => {
+      const alts = wordPatterns(w, { ...env, cwd });
+      return alts?.length === 1 && isLiteral(alts[0]!) ? textOf(alts[0]!) : null;
+    });
+    const moved = dirs.follow(words, cwd);
+    if (moved === "unknown") return "it changes to a directory that cannot be told in advance";
+    if (moved === "too_many") return `it may end up in more than ${READ_ONLY_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
   }
   return null;
 }

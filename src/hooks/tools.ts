@@ -204,7 +204,7 @@ async function shellDecision(tool: string, args: Record<string, unknown>, backgr
   }
   const notReadOnly = await readOnlyRefusal(script, c.protect, c.env, { extra: c.bashReadOnly, trustedPrograms: c.trustedPrograms, path: c.path });
   if (notReadOnly === null) return { kind: "pass", shell };
-  const protectedHit = leaseRefusal(command, { protect: c.protect, env: c.env });
+  const protectedHit = leaseRefusal(script, { protect: c.protect, env: c.env });
   if (protectedHit) return deny(`${protectedHit} (refused under any lease)`);
   // a command that outlives the call would outlive the lease, and could change files between the
   // gate's check of a later call and its use

@@ -1,6 +1,7 @@
 /** The gate's shell reader: what a command runs and names, in every spelling a shell allows. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { Directories } from "../../src/hooks/shell/cd.ts";
 import { allCommands, literalOf, parseShell, ShellParseError } from "../../src/hooks/shell/parse.ts";
 import { textOf, tokensMatch, wordPatterns, type WordEnv } from "../../src/hooks/shell/words.ts";
 
@@ -93,5 +94,24 @@ describe("the gate's shell reader", () => {
     assert.equal(tokensMatch(pat("*"), "a/b"), false);
     assert.equal(tokensMatch(pat(".longru[n]"), ".longrun"), true);
     assert.equal(tokensMatch(pat(".longru[!n]"), ".longrun"), false);
+  });
+});
+
+describe("the directories a script may be in (one walk for both Bash checks)", () => {
+  test("each command is visited once for every directory an earlier cd may have led to", () => {
+    const dirs = new Directories("/", "/home/u", 16);
+    const seen: [number, string][] = [];
+    for (const { command, at, cwd } of dirs.steps(["cd tmp", "ls"])) {
+      seen.push([at, cwd]);
+      assert.equal(dirs.follow(command.split(" "), cwd), null);
+    }
+    assert.deepEqual(seen, [[0, "/"], [1, "/"], [1, "/tmp"]]);
+  });
+
+  test("a cd that cannot be told, or one directory too many, is reported", () => {
+    assert.equal(new Directories("/", "/home/u", 16).follow(["cd", "-"], "/"), "unknown");
+    assert.equal(new Directories("/", "/home/u", 16).follow(["cd", null], "/"), "unknown");
+    assert.equal(new Directories("/", "/home/u", 1).follow(["cd", "/tmp"], "/"), "too_many");
+    assert.equal(new Directories("/", "/home/u", 1).follow(["ls", "/tmp"], "/"), null);
   });
 });

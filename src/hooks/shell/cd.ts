@@ -35,3 +35,38 @@ export function cdTarget(words: readonly (string | null)[], cwd: string, home: s
   if (target === null || target === "-" || target === "") return "unknown";
   return resolveExisting(target.startsWith("/") ? target : `${cwd}/${target}`);
 }
+
+/**
+ * Every directory a script may be in by each of its commands. A `cd` in a pipeline or a subshell
+ * may not stick, so a directory once reached is never dropped: each command is checked once for
+ * every directory an earlier `cd` may have led to. Both Bash checks (read-only and lease) walk a
+ * script with one of these.
+ */
+export class Directories {
+  readonly #dirs: Set<string>;
+  readonly #home: string;
+  readonly #max: number;
+
+  constructor(start: string, home: string, max: number) {
+    this.#dirs = new Set([start]);
+    this.#home = home;
+    this.#max = max;
+  }
+
+  /** Each command with each directory it may run in, in order (directories reached later included). */
+  *steps<C>(commands: readonly C[]): Generator<{ command: C; at: number; cwd: string }> {
+    for (const [at, command] of commands.entries()) for (const cwd of [...this.#dirs]) yield { command, at, cwd };
+  }
+
+  /**
+   * Follows a command's words (see `cdTarget`) run in `cwd`: "unknown" when it changes to a
+   * directory that cannot be told, "too_many" when the script may now be in more than `max`
+   * directories, else null.
+   */
+  follow(words: readonly (string | null)[], cwd: string): "unknown" | "too_many" | null {
+    const next = cdTarget(words, cwd, this.#home);
+    if (next === "unknown") return "unknown";
+    if (next !== null) this.#dirs.add(next);
+    return this.#dirs.size > this.#max ? "too_many" : null;
+  }
+}

@@ -95,3 +95,13 @@ export function subScripts(parts: readonly Part[]): Script[] {
   }
   return out;
 }
+
+/** Several scripts read as one (the substitutions of one `${…}`). */
+export function mergeScripts(scripts: Script[]): Script {
+  return {
+    commands: scripts.flatMap((s) => s.commands),
+    operators: scripts.flatMap((s) => s.operators),
+    compound: scripts.some((s) => s.compound),
+    background: scripts.some((s) => s.background),
+  };
+}

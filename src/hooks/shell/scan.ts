@@ -1,5 +1,6 @@
 /**
- * Lexical scans the parser uses to find where a bracket expression, a `${…}` or a `$((…))` ends.
+ * Lexical scans the lexer uses to find where a bracket expression, a `${…}` or a `$((…))` ends,
+ * and to decode an ANSI-C string (`$'…'`).
  * A bracket scan is bounded (one per `[` would otherwise make `[[[[…` quadratic); the others run
  * once per nesting level, and the parser bounds nesting. Pure.
  */
@@ -62,4 +63,51 @@ export function arithEnd(s: string, i: number): number {
     }
   }
   return -1;
+}
+
+/** `$'…'` decoded, `i` at its `$`; `end` is just after its closing quote. */
+export function ansiC(s: string, at: number): { text: string; end: number } {
+  let i = at + 2;
+  let out = "";
+  for (;;) {
+    if (i >= s.length) throw new ShellParseError("an unterminated $'");
+    const c = s[i]!;
+    if (c === "'") break;
+    if (c !== "\\") {
+      out += c;
+      i++;
+      continue;
+    }
+    const n = s[i + 1] ?? "";
+    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+    if (n in simple) {
+      out += simple[n];
+      i += 2;
+    } else if (n === "x") {
+      const m = /^[0-9a-fA-F]{1,2}/.exec(s.slice(i + 2, i + 4));
+      if (!m) throw new ShellParseError("a bad \\x escape");
+      out += String.fromCharCode(parseInt(m[0], 16));
+      i += 2 + m[0].length;
+    } else if (n === "u" || n === "U") {
+      const m = new RegExp(`^[0-9a-fA-F]{1,${n === "u" ? 4 : 8}}`).exec(s.slice(i + 2, i + 10));
+      if (!m) throw new ShellParseError("a bad \\u escape");
+      const cp = parseInt(m[0], 16);
+      if (cp > 0x10ffff) throw new ShellParseError("a \\U escape out of range");
+      out += String.fromCodePoint(cp);
+      i += 2 + m[0].length;
+    } else if (/[0-7]/.test(n)) {
+      const m = /^[0-7]{1,3}/.exec(s.slice(i + 1, i + 4))!;
+      out += String.fromCharCode(parseInt(m[0], 8) & 0xff);
+      i += 1 + m[0].length;
+    } else if (n === "c") {
+      const ch = s[i + 2];
+      if (ch === undefined) throw new ShellParseError("a bad \\c escape");
+      out += String.fromCharCode(ch.toUpperCase().charCodeAt(0) ^ 0x40);
+      i += 3;
+    } else {
+      out += "\\" + n;
+      i += 2;
+    }
+  }
+  return { text: out, end: i + 1 };
 }
