@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Database } from "../src/memory/db.ts";
-import { Root } from "../src/root.ts";
+import { Database } from "../src/db/database.ts";
+import { Root } from "../src/root/root.ts";
 
 const rounds = Number(process.argv[2] ?? 300);
 const mode = process.argv[3] === "inline" ? "inline" : "worker";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatHookReport, formatRpcReport, fuzzHooks, fuzzRpc } from "../tests/faults/fuzz_lib.ts";
-import { readTask } from "../tests/state_helpers.ts";
+import { readTask } from "../tests/support/state.ts";
 
 const repo = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
 const [cases = "20000", seed = "1", gate = "1000", events = "300"] = process.argv.slice(2);

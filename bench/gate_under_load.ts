@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Dispatcher } from "../src/rpc/dispatcher.ts";
 import { allMethods } from "../src/rpc/methods/index.ts";
-import { RootRegistry } from "../src/roots.ts";
+import { RootRegistry } from "../src/root/registry.ts";
 
 const checks = Number(process.argv[2] ?? 3000);
 const a = mkdtempSync(join(tmpdir(), "longrun-bench-gate-a-"));

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pct, Serve } from "./lib/stdio_client.ts";
-import { startSqld } from "../tests/sqld.ts";
+import { startSqld } from "../tests/support/sqld.ts";
 
 const calls = Number(process.argv[2] ?? 300);
 const rounds = Number(process.argv[3] ?? 3);

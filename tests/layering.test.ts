@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, test } from "node:test";
-import { REPO } from "./helpers.ts";
+import { REPO } from "./support/helpers.ts";
 
 const CORE = join(REPO, "src", "core");
 
@@ -81,7 +81,7 @@ describe("the per-event hook path", () => {
   test("nothing the hook command imports statically reaches libSQL, the memory layer or the Worker", () => {
     const reach = [...staticClosure(join(REPO, "src", "hooks", "command.ts"))];
     assert.ok(reach.some((f) => f.endsWith("src/store/state_db.ts")), "the closure is computed");
-    assert.deepEqual(reach.filter((f) => f.includes("src/memory/") || f.endsWith("src/root.ts") || f.startsWith("pkg:@libsql")), []);
+    assert.deepEqual(reach.filter((f) => f.includes("src/memory/") || /src\/db\/(database|local|writer_)/.test(f) || f.includes("src/root/root.ts") || f.startsWith("pkg:@libsql")), []);
   });
   test("the check can fail: the serve command reaches libSQL", () => {
     const reach = [...staticClosure(join(REPO, "src", "cli", "serve.ts"))];
@@ -99,13 +99,13 @@ describe("the status page (src/http/page)", () => {
     for (const f of ["client.ts", "client_views.ts"]) assert.deepEqual(runtimeImports(join(PAGE, f)), [], f);
   });
   test("the page reads and acts only through the dispatcher: no store, memory, ledger or root imported for running code", () => {
-    const below = ["store", "memory", "ledger"].map((d) => join(REPO, "src", d) + "/");
+    const below = ["store", "memory", "ledger", "db"].map((d) => join(REPO, "src", d) + "/");
     for (const file of filesUnder(PAGE)) {
-      const bad = runtimeImports(file).filter((t) => below.some((b) => t.startsWith(b)) || t.endsWith("/src/root.ts") || t.endsWith("/src/roots.ts"));
+      const bad = runtimeImports(file).filter((t) => below.some((b) => t.startsWith(b)) || t.endsWith("/src/root/root.ts") || t.endsWith("/src/root/registry.ts"));
       assert.deepEqual(bad, [], relative(REPO, file));
     }
   });
   test("the check can fail: the HTTP command imports the root registry", () => {
-    assert.ok(runtimeImports(join(REPO, "src", "cli", "http.ts")).some((t) => t.endsWith("/src/roots.ts")));
+    assert.ok(runtimeImports(join(REPO, "src", "cli", "http.ts")).some((t) => t.endsWith("/src/root/registry.ts")));
   });
 });

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { ERROR_CODES } from "../src/core/errors.ts";
 import { LIMITS } from "../src/core/limits.ts";
 import { allMethods } from "../src/rpc/methods/index.ts";
-import { REPO } from "./helpers.ts";
+import { REPO } from "./support/helpers.ts";
 
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
 const rows = readme.split("\n").filter((l) => l.startsWith("| `"));

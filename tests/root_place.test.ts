@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { InvalidRootError, ProtectedRootError, resolveRoot } from "../src/root.ts";
-import { protectedPlace, protectedRootRefusal } from "../src/root_place.ts";
-import { removeDir, run, tempDir } from "./helpers.ts";
+import { InvalidRootError, ProtectedRootError, resolveRoot } from "../src/root/root.ts";
+import { protectedPlace, protectedRootRefusal } from "../src/root/place.ts";
+import { removeDir, run, tempDir } from "./support/helpers.ts";
 import { BINARY, requireBinary, Server, TARGETS } from "./protocol/server.ts";
 import { type HttpChild, startHttpChild } from "./http/start.ts";
 

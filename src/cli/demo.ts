@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WriteGateViolation } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
-import { Root } from "../root.ts";
+import { Root } from "../root/root.ts";
 import { selfArgv } from "../runtime/index.ts";
 import { ChildRpc, RpcCallError } from "./rpc_client.ts";
 

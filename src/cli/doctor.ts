@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS } from "../hooks/claude.ts";
 import { osSandboxFacts, protectedPaths } from "../hooks/install.ts";
-import { InvalidRootError, resolveRoot } from "../root.ts";
+import { InvalidRootError, resolveRoot } from "../root/root.ts";
 import { runtimeKey } from "../runtime/index.ts";
 import { type DoctorFacts, doctorReport, type ProgramFacts, readHooks, readSandbox } from "./doctor_report.ts";
 

@@ -14,8 +14,8 @@ import { removeTokenFile, TOKEN_ENV, tokenFilePath, writeTokenFile } from "../ht
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { toErrorObject } from "../rpc/errors.ts";
 import { allMethods } from "../rpc/methods/index.ts";
-import { RootRegistry } from "../roots.ts";
-import { rootPaths } from "../root.ts";
+import { RootRegistry } from "../root/registry.ts";
+import { rootPaths } from "../root/root.ts";
 import { mkdirSync } from "node:fs";
 import { type HttpListener, serveHttp } from "../runtime/index.ts";
 import { type HttpConfig, LOOPBACK } from "./http_config.ts";

@@ -8,7 +8,7 @@ import { isIP } from "node:net";
 import type { LogFormat } from "../http/log.ts";
 import { LOG_FORMATS } from "../http/log.ts";
 import { type Tokens, TokenEnvError, tokensFrom } from "../http/tokens.ts";
-import { InvalidRootError, resolveRoot } from "../root.ts";
+import { InvalidRootError, resolveRoot } from "../root/root.ts";
 import type { ServerStore } from "../store/server_store.ts";
 
 export class ConfigError extends Error {

@@ -9,7 +9,7 @@ import { LineTransport } from "../mcp/stdio.ts";
 import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
-import { RootRegistry } from "../roots.ts";
+import { RootRegistry } from "../root/registry.ts";
 import type { ServerStore } from "../store/server_store.ts";
 import { rootAtStart } from "./root_arg.ts";
 

@@ -1,5 +1,5 @@
 /** The `--root` of a long-running command, checked at start: a bad root ends the command (exit 2), not each request. */
-import { InvalidRootError, resolveRoot } from "../root.ts";
+import { InvalidRootError, resolveRoot } from "../root/root.ts";
 
 /** The real path of `--root` (default: the working directory), or null after saying why on stderr. */
 export function rootAtStart(root: string | null): string | null {

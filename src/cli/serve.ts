@@ -1,7 +1,7 @@
 /** `longrun serve [--root DIR]`: the stdio JSON-RPC server, wired. */
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
-import { RootRegistry } from "../roots.ts";
+import { RootRegistry } from "../root/registry.ts";
 import { rootAtStart } from "./root_arg.ts";
 import type { ServerStore } from "../store/server_store.ts";
 import { serveStdio } from "../stdio/server.ts";

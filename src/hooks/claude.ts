@@ -20,8 +20,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { NoActiveTaskError } from "../core/errors.ts";
 import type { StateStore } from "../core/ports.ts";
 import { loadOwn } from "../runtime/load.ts";
-import { openSyncSqlite, syncConn } from "../runtime/sqlite.ts";
-import type { Root } from "../root.ts";
+import { openSyncSqlite, syncConn } from "../db/sqlite.ts";
+import type { Root } from "../root/root.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
 import { hookServerStore, requireStateDir, serverPendingPath, serverSessionPath } from "../store/server_store.ts";
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
@@ -90,7 +90,7 @@ export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000, gat
     else mkdirSync(server.stateDir, { recursive: true, mode: 0o700 });
     // the root is on a libSQL server (LONGRUN_STORE): the lease is read there, never from a cache;
     // a server that cannot be reached is an error, and the gate's caller denies (fails closed)
-    const { openClient, remoteConn, RemoteSession } = await import("../store/remote_conn.ts");
+    const { openClient, remoteConn, RemoteSession } = await import("../db/remote.ts");
     const client = openClient(server.url, server.authToken);
     const session = new RemoteSession(client, serverSessionPath(server));
     const state = new DbStateStore({ conn: remoteConn(session, server.url), path: server.url, clock: systemClock, crash });
@@ -226,7 +226,7 @@ function leaseLine(t: TaskState, marker: string): string {
 
 /** Opens the full root (libSQL, memory) only on the paths that need memory. */
 async function openRoot(root: string, lockTimeoutMs: number): Promise<Root> {
-  const { Root } = await loadOwn<typeof import("../root.ts")>("root");
+  const { Root } = await loadOwn<typeof import("../root/root.ts")>("root/root");
   const server = hookServerStore();
   return server ? Root.openServer(server, { searchInWorker: false, lockTimeoutMs }) : Root.open(root, { searchInWorker: false, lockTimeoutMs });
 }

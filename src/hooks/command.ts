@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, turnEndPath, userPromptSubmit } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
 import { loadOwn } from "../runtime/load.ts";
-import { protectedRootRefusal } from "../root_place.ts";
+import { protectedRootRefusal } from "../root/place.ts";
 
 /** How long each hook may take before it answers on its own (installed timeouts are far longer). */
 export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = {

@@ -24,7 +24,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveRoot } from "../root.ts";
+import { resolveRoot } from "../root/root.ts";
 import { selfArgv } from "../runtime/index.ts";
 import { sandboxStatus } from "../sandbox/status.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
@@ -404,7 +404,7 @@ export async function installClaudeHooks(rootArg: string, options: InstallOption
     return 2;
   }
   // The root's files must exist before the sandbox can deny them.
-  const { Root } = await import("../root.ts");
+  const { Root } = await import("../root/root.ts");
   await (await Root.open(root, { searchInWorker: false })).close();
   const self = selfArgv();
   mkdirSync(join(dir, "commands"), { recursive: true });

@@ -5,7 +5,7 @@
  * and a check that takes longer than its deadline counts as not ready.
  */
 import { toErrorObject } from "../rpc/errors.ts";
-import type { RootRegistry } from "../roots.ts";
+import type { RootRegistry } from "../root/registry.ts";
 
 export interface ReadinessOptions {
   /** Told when the answer changes (not on every probe): ready, or not and why. */

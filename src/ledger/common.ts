@@ -4,10 +4,12 @@
  * that must change exactly one row, so check and write are one atomic step, never a read
  * followed by a write.
  */
-import type { Tx as Transaction } from "../memory/db.ts";
+import type { Tx as Transaction } from "../db/database.ts";
 import { NotFoundError, StaleEpochError } from "../core/errors.ts";
+import { RUN_ID } from "../core/ids.ts";
+export { ADJUSTMENT_ID, CHARGE_ID, CONTEXT_ID, RECEIPT_ID, RUN_ID, seqOf } from "../core/ids.ts";
 import type { Clock, CrashPoint } from "../core/ports.ts";
-import type { Database } from "../memory/db.ts";
+import type { Database } from "../db/database.ts";
 import type { BlobStore } from "../store/blobs.ts";
 
 export interface LedgerDeps {
@@ -19,27 +21,6 @@ export interface LedgerDeps {
 }
 
 export type Row = Record<string, unknown>;
-
-const prefixed = (prefix: string) => ({
-  format: (seq: number) => `${prefix}_${String(seq).padStart(4, "0")}`,
-  parse: (id: string): number | null => {
-    const m = new RegExp(`^${prefix}_(\\d{1,15})$`).exec(id);
-    return m ? Number(m[1]) : null;
-  },
-});
-
-export const RUN_ID = prefixed("R");
-export const RECEIPT_ID = prefixed("RC");
-export const ADJUSTMENT_ID = prefixed("ADJ");
-export const CONTEXT_ID = prefixed("C");
-export const CHARGE_ID = prefixed("CH");
-
-/** The seq of an id, or `not_found` naming it. */
-export function seqOf(kind: ReturnType<typeof prefixed>, id: string, what: string): number {
-  const seq = kind.parse(id);
-  if (seq === null) throw new NotFoundError(what, id);
-  return seq;
-}
 
 export const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T));
 export const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

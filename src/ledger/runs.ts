@@ -7,7 +7,7 @@
  * recorded permissions, with its own budget, carrying unresolved unknowns as open items), and a
  * new task (never inherits anything).
  */
-import type { Database, Tx as Transaction } from "../memory/db.ts";
+import type { Database, Tx as Transaction } from "../db/database.ts";
 import { type Amounts, type BudgetDimension, budgetStatus, unknownDimensions, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/ledger/grant.ts";

@@ -7,7 +7,7 @@
  * in, the old index is dropped.
  */
 import type { BlobStore } from "../store/blobs.ts";
-import type { Database } from "./db.ts";
+import type { Database } from "../db/database.ts";
 import { indexColumns } from "./segment.ts";
 import { indexSteps, SLICE_SIZE_SQL, sliceSizeOf } from "./slices.ts";
 

@@ -15,7 +15,7 @@
  */
 import { LIMITS } from "../core/limits.ts";
 import type { MemoryHit, SearchOptions, SearchPage } from "../core/ports.ts";
-import type { Database } from "./db.ts";
+import type { Database } from "../db/database.ts";
 import { buildMatchQuery, kindToken, makeSnippet, splitQuery } from "./segment.ts";
 import { LIST_SLICES_SQL, SLICE_SIZE_SQL, sliceSizeOf, slicesOf, sliceStart, sliceTable } from "./slices.ts";
 

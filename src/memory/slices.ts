@@ -7,8 +7,8 @@
  * slice's size, whatever the total. The slice size is fixed per database (root_meta
  * `memory_slice_size`, set when the database is made), since it decides where each memory is.
  */
-export const DEFAULT_SLICE_SIZE = 50_000;
-export const SLICE_SIZE_KEY = "memory_slice_size";
+import { DEFAULT_SLICE_SIZE, SLICE_SIZE_KEY } from "../db/schema.ts";
+export { DEFAULT_SLICE_SIZE, SLICE_SIZE_KEY } from "../db/schema.ts";
 
 /** The slice a memory number belongs to. */
 export function sliceOf(seq: number, size: number): number {

@@ -17,8 +17,8 @@ import type {
   SearchPage,
 } from "../core/ports.ts";
 import { type BlobStore, sha256Hex } from "../store/blobs.ts";
-import type { SqlExec } from "../store/sql.ts";
-import type { Database, ScriptStep, Tx } from "./db.ts";
+import type { SqlExec } from "../db/sql.ts";
+import type { Database, ScriptStep, Tx } from "../db/database.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { indexColumns } from "./segment.ts";
 import { indexSteps, sliceOf } from "./slices.ts";

@@ -2,7 +2,7 @@
  * The memory Worker: runs FTS5 searches on its own libSQL connections (one per database URL),
  * so the main thread, where gate checks answer, never waits on a search.
  */
-import { Database } from "./db.ts";
+import { Database } from "../db/database.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 import { searchMemories } from "./search.ts";
 

@@ -5,6 +5,7 @@
 import type { SearchOptions, SearchPage } from "../core/ports.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 import type { Searcher } from "./store.ts";
+import { ownUrl } from "../runtime/load.ts";
 
 interface Pending {
   resolve: (page: SearchPage | undefined) => void;
@@ -12,19 +13,6 @@ interface Pending {
 }
 
 type RefWorker = Worker & { ref?: () => void; unref?: () => void };
-
-/**
- * Where the Worker's entry file is. From sources it sits next to this file. In the compiled
- * executable every module is bundled into the main entry, and the Worker is embedded beside it
- * under its path relative to `src/`, the common root of the build's entry points
- * (scripts/compile.ts), e.g. `/$bunfs/root/memory/worker.js`.
- */
-export function workerUrl(name = "worker"): string {
-  const main = process.argv[1] ?? "";
-  // (B:/~BUN/root/… on Windows)
-  if (/^(\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/.test(main)) return main.slice(0, Math.max(main.lastIndexOf("/"), main.lastIndexOf("\\"))) + `/memory/${name}.js`;
-  return new URL(`./${name}.ts`, import.meta.url).href;
-}
 
 export class MemorySearchError extends Error {
   constructor(message: string) {
@@ -50,7 +38,7 @@ export class WorkerSearcher implements Searcher {
   /** The Worker starts with the first search, so processes that never search never pay for it. */
   #started(): RefWorker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(workerUrl(), { type: "module" }) as RefWorker;
+    const worker = new Worker(ownUrl("memory/worker"), { type: "module" }) as RefWorker;
     worker.unref?.();
     worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#settle(e.data);
     worker.onerror = (e: ErrorEvent) => {

@@ -6,8 +6,8 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { ERROR_CODES, LimitExceededError, UnauthorizedError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
-import { classifyStorage } from "../store/storage_fault.ts";
-import type { RootRegistry } from "../roots.ts";
+import { classifyStorage } from "../db/fault.ts";
+import type { RootRegistry } from "../root/registry.ts";
 import { PROTOCOL_VERSION, VERSION } from "../version.ts";
 import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
 import { jsonDepth } from "./framing.ts";

@@ -3,21 +3,10 @@
  * derived from the same classes. Driver and runtime errors become -32603 with their message kept.
  */
 import { ERROR_CODES, InternalError, LongrunError } from "../core/errors.ts";
-import { InvalidRootError } from "../root.ts";
+import { InvalidRootError } from "../root/root.ts";
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-
-/** A protocol-level error (parse, invalid request, unknown method, invalid params). */
-export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data: Record<string, unknown>) {
-    super(message);
-    this.name = "RpcError";
-  }
-}
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "../core/rpc_error.ts";
+export { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, invalidParams, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "../core/rpc_error.ts";
 
 export interface ErrorObject {
   code: number;
@@ -25,9 +14,6 @@ export interface ErrorObject {
   data?: Record<string, unknown>;
 }
 
-export function invalidParams(message: string, data: Record<string, unknown> = {}): RpcError {
-  return new RpcError(INVALID_PARAMS, message, { kind: "invalid_params", ...data });
-}
 
 export function toErrorObject(e: unknown): ErrorObject {
   if (e instanceof LongrunError) return { code: e.code, message: e.message, data: e.data };

@@ -4,7 +4,7 @@
  * one dispatcher with these definitions, so they validate and refuse alike.
  */
 import type * as v from "valibot";
-import type { Root } from "../root.ts";
+import type { Root } from "../root/root.ts";
 import type { ErrorObject } from "./errors.ts";
 import type { AnySchema } from "./validate.ts";
 

@@ -27,11 +27,8 @@ export function selfArgv(): string[] {
   return [process.execPath, script];
 }
 
-export interface HttpListener {
-  /** The port actually bound (useful with port 0). */
-  port: number;
-  stop(): Promise<void>;
-}
+import type { HttpListener } from "./types.ts";
+export type { HttpListener } from "./types.ts";
 
 /** Serves `fetch` on hostname:port with the runtime's own server (Bun.serve or Deno.serve). */
 export async function serveHttp(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number): Promise<HttpListener> {

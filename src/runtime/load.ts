@@ -7,9 +7,13 @@
  * (core/errors.ts `errorKind`), never by `instanceof`.
  */
 export function loadOwn<T>(path: string): Promise<T> {
+  return import(ownUrl(path)) as Promise<T>;
+}
+
+/** The URL of a module of this program by its path under src/ (a Worker's script, say): the source, or the embedded bundle. */
+export function ownUrl(path: string): string {
   const self = process.argv[1] ?? "";
   // embedded: /$bunfs/root/… (B:/~BUN/root/… on Windows)
   const embedded = /^(\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/.test(self);
-  const url = embedded ? `${self.slice(0, Math.max(self.lastIndexOf("/"), self.lastIndexOf("\\")))}/${path}.js` : new URL(`../${path}.ts`, import.meta.url).href;
-  return import(url) as Promise<T>;
+  return embedded ? `${self.slice(0, Math.max(self.lastIndexOf("/"), self.lastIndexOf("\\")))}/${path}.js` : new URL(`../${path}.ts`, import.meta.url).href;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
 import { writeFileAtomic } from "./atomic.ts";
-import type { SqlExec } from "./sql.ts";
+import type { SqlExec } from "../db/sql.ts";
 
 /** A blob file's name as `writeBlob` makes it (anything else in raw_data/ is not ours to remove). */
 const BLOB_NAME = /^[a-z]+-[0-9a-f]{16}-[0-9a-f]{8}\.[a-z]+$/;

@@ -6,9 +6,9 @@
  */
 import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
-import type { Database } from "../memory/db.ts";
+import type { Database } from "../db/database.ts";
 import { type Blob, blobRef, type BlobStore, sha256Hex } from "./blobs.ts";
-import type { SqlExec } from "./sql.ts";
+import type { SqlExec } from "../db/sql.ts";
 
 export function dbBlobs(db: Database, where: string): BlobStore {
   return {

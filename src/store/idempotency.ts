@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { IdempotencyConflictError } from "../core/errors.ts";
-import type { Database } from "../memory/db.ts";
+import type { Database } from "../db/database.ts";
 
 /** How long a key's answer is kept: 24 hours. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;

@@ -16,7 +16,7 @@ import { StateCorruptError } from "../core/errors.ts";
 import type { Clock } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
 import { fsyncDir } from "./atomic.ts";
-import type { SqlConn, SqlExec } from "./sql.ts";
+import type { SqlConn, SqlExec } from "../db/sql.ts";
 import { decodeState } from "./state_codec.ts";
 import { CURRENT_TASK, LEGACY_CORRUPT } from "./state_db.ts";
 

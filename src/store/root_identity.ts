@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { StorageError } from "../core/errors.ts";
 import { writeFileAtomic } from "./atomic.ts";
-import type { SqlExec } from "./sql.ts";
+import type { SqlExec } from "../db/sql.ts";
 
 export const ROOT_ID_KEY = "root_id";
 

@@ -10,9 +10,9 @@ import { ConflictError, NotFoundError, StateCorruptError } from "../core/errors.
 import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx, TaskSummary } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
 import { renameSync } from "node:fs";
-import { RUN_ID } from "../ledger/common.ts";
+import { RUN_ID } from "../core/ids.ts";
 import { lockHolder } from "./lock_holder.ts";
-import { isBusyError, type SqlConn, type SqlExec } from "./sql.ts";
+import { isBusyError, type SqlConn, type SqlExec } from "../db/sql.ts";
 import { decodeState } from "./state_codec.ts";
 
 /** The schema version of memory.db that holds task state (older roots keep it in `.longrun/state.json`). */

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, before, describe, test } from "node:test";
-import { run, tempDir } from "../helpers.ts";
+import { run, tempDir } from "../support/helpers.ts";
 import { describeRun, type ClaudeRun } from "./claude.ts";
 import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, read, SECRET, skip, T, write } from "./project.ts";
 import { removeMade } from "./project.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, before, describe, test } from "node:test";
-import { run, tempDir } from "../helpers.ts";
+import { run, tempDir } from "../support/helpers.ts";
 import { describeRun } from "./claude.ts";
 import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, removeMade, SECRET, skip, T, write } from "./project.ts";
 

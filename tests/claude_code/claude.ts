@@ -12,7 +12,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "../helpers.ts";
+import { REPO } from "../support/helpers.ts";
 import { MessagesServer, type RecordedRequest, type Step, type ToolResult } from "./messages_server.ts";
 
 export const CLAUDE_VERSION = "2.1.328";

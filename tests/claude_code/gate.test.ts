@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, before, describe, test } from "node:test";
-import { run, tempDir } from "../helpers.ts";
+import { run, tempDir } from "../support/helpers.ts";
 import { describeRun, resultOf, type ClaudeRun, type PermissionMode, type StreamEvent } from "./claude.ts";
 import { bash, cleanUp, done, ensureBinary, LONGRUN, project, read, SECRET, skip, T, write } from "./project.ts";
 import { removeMade } from "./project.ts";

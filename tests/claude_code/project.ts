@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, removeDir, run, tempDir } from "../helpers.ts";
+import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY } from "../protocol/server.ts";
 import { claudeBinary, runClaude, type ClaudeRun, type RunClaudeOptions } from "./claude.ts";
 import type { Step, ToolCall } from "./messages_server.ts";

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { CLAUDE_VERSION, runClaude, type RunClaudeOptions } from "./claude.ts";
 
 type Tool = { name: string; description?: string; input_schema?: unknown; defer_loading?: boolean };

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { onPath, osSandboxFacts, osSandboxMissing } from "../../src/hooks/install.ts";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 const missingHere = osSandboxMissing(osSandboxFacts());

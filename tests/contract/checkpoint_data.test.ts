@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { parseMachineLine } from "../../src/core/checkpoint.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import { REPO, run, scriptArgv } from "../helpers.ts";
+import { REPO, run, scriptArgv } from "../support/helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
-import { loseTask } from "../state_helpers.ts";
+import { loseTask } from "../support/state.ts";
 import { FailingMemory } from "./doubles.ts";
 import { contractWith, countCheckpoints, type Fixture, openFixture } from "./setup.ts";
 

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { CHECKPOINT_LANGS, type CheckpointLang, MACHINE_LINE_PREFIX, parseMachineLine, renderCheckpoint } from "../../src/core/checkpoint.ts";
 import { STATE_FORMAT, type TaskState } from "../../src/core/task.ts";
-import { loseTask } from "../state_helpers.ts";
+import { loseTask } from "../support/state.ts";
 import { type Fixture, openFixture } from "./setup.ts";
 
 const state: TaskState = {

@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { CheckpointWriteError } from "../../src/core/errors.ts";
-import { REPO, run, scriptArgv } from "../helpers.ts";
+import { REPO, run, scriptArgv } from "../support/helpers.ts";
 import { FailingMemory, RecordingMemory } from "./doubles.ts";
-import { readTask } from "../state_helpers.ts";
+import { readTask } from "../support/state.ts";
 import { contractWith, countCheckpoints, type Fixture, hasState, openFixture } from "./setup.ts";
-import { LOCAL_ONLY, TEST_STORE } from "../sqld.ts";
+import { LOCAL_ONLY, TEST_STORE } from "../support/sqld.ts";
 
 const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
 

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { searchHold } from "../helpers.ts";
+import { searchHold } from "../support/helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import type { TaskContract } from "../../src/core/contract.ts";
 import { WriteGateViolation } from "../../src/core/errors.ts";
-import { readTask, writeTask } from "../state_helpers.ts";
+import { readTask, writeTask } from "../support/state.ts";
 import { type Fixture, openFixture, openFixtureWith } from "./setup.ts";
-import { LOCAL_ONLY, TEST_STORE } from "../sqld.ts";
+import { LOCAL_ONLY, TEST_STORE } from "../support/sqld.ts";
 
 function gateError(reason: string) {
   return (e: unknown) => {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { InvalidRootError, Root } from "../../src/root.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { InvalidRootError, Root } from "../../src/root/root.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 describe("I4: one root binds state and memory", () => {
   test("the default memory binds to the task's root: everything lands under it, at the documented paths", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { corruptTask, loseTask } from "../state_helpers.ts";
+import { corruptTask, loseTask } from "../support/state.ts";
 import { type Fixture, openFixture } from "./setup.ts";
 
 describe("task.recover rebuilds the task from memory", () => {

@@ -1,11 +1,11 @@
 /** A real root in a temp directory, plus a contract wired to a chosen memory port. */
 import { TaskContract } from "../../src/core/contract.ts";
 import type { MemoryStore, NewMemory, StateStore } from "../../src/core/ports.ts";
-import { Root } from "../../src/root.ts";
+import { Root } from "../../src/root/root.ts";
 import { systemClock, systemIds } from "../../src/store/system.ts";
-import { removeDir, tempDir } from "../helpers.ts";
-import { startSqld, TEST_STORE } from "../sqld.ts";
-import { TEST_STORE_FILE } from "../state_helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
+import { startSqld, TEST_STORE } from "../support/sqld.ts";
+import { TEST_STORE_FILE } from "../support/state.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 

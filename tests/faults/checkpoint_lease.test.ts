@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../helpers.ts";
+import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 const holdLock = holdWriteLock;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { CRASH_BINARY, Server } from "../protocol/server.ts";
 
 const binary = { name: "the compiled binary (crash-test build)", argv: [CRASH_BINARY] };
@@ -32,7 +32,7 @@ async function afterRestart(root: string, check: (s: Server) => Promise<void>): 
     await s.close();
   }
   for (const dir of [".longrun", "raw_data"]) assert.deepEqual(readdirSync(join(root, dir)).filter((n) => n.endsWith(".tmp")), [], `no temp files in ${dir}`);
-  const { Database } = await import("../../src/memory/db.ts");
+  const { Database } = await import("../../src/db/database.ts");
   const db = await Database.open("file://" + join(root, "memory.db"));
   try {
     assert.equal((await db.execute("PRAGMA integrity_check")).rows[0]![0], "ok");

@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { canMount, removeDir, tempDir } from "../helpers.ts";
+import { canMount, removeDir, tempDir } from "../support/helpers.ts";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 

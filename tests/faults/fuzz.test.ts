@@ -8,9 +8,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
-import { readTask } from "../state_helpers.ts";
+import { readTask } from "../support/state.ts";
 import { formatHookReport, formatRpcReport, fuzzHooks, fuzzRpc } from "./fuzz_lib.ts";
 
 const SEED = 1130;

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { openSyncSqlite } from "../../src/runtime/sqlite.ts";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { openSyncSqlite } from "../../src/db/sqlite.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, Server, TARGETS } from "../protocol/server.ts";
 
 const OLD_STATE = {

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Root } from "../../src/root.ts";
-import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../helpers.ts";
+import { Root } from "../../src/root/root.ts";
+import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../support/helpers.ts";
 
 const holdLock = holdWriteLock;
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, Server, TARGETS } from "../protocol/server.ts";
 
 const note = (title: string) => ({ type: "note", title, content: `${title} body`, keywords: [title] });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { removeDir, tempDir, until } from "../helpers.ts";
+import { removeDir, tempDir, until } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 test("a server collects orphan blobs older than the grace period, and keeps referenced, young and foreign files", async () => {

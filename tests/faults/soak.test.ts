@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { BINARY, CRASH_BINARY, requireBinary } from "../protocol/server.ts";
 import { formatReport, soak } from "./soak_lib.ts";
 

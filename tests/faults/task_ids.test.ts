@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { IdSource } from "../../src/core/ports.ts";
-import { Root } from "../../src/root.ts";
+import { Root } from "../../src/root/root.ts";
 import { systemIds } from "../../src/store/system.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 /** Failure injection: an id source that draws the same task id again before a fresh one. */
 function collidingIds(): IdSource {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { CRASH_BINARY, Server } from "../protocol/server.ts";
 
 const binary = { name: "the compiled binary (crash-test build)", argv: [CRASH_BINARY] };

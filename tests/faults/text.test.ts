@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 describe("what cannot round-trip is refused, never altered", () => {

@@ -8,8 +8,8 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
-import { readTask, writeTask } from "../state_helpers.ts";
+import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../support/helpers.ts";
+import { readTask, writeTask } from "../support/state.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 import { sandboxedCommand } from "../../src/hooks/wrap.ts";

@@ -14,7 +14,7 @@ import { toolContext } from "../../src/hooks/claude.ts";
 import { defaultHookConfig } from "../../src/hooks/config.ts";
 import { decideTool, type ToolContext, type ToolDecision } from "../../src/hooks/tools.ts";
 import { TREE_OPERATIONS, treeHit } from "../../src/hooks/trees.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 /** The context the Claude Code hook builds for a call in `cwd` (src/hooks/claude.ts's own). */
 function contextFor(root: string, cwd = root): ToolContext {

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 import { READ_ONLY_PASSES } from "./corpus.ts";
 import { sandboxedCommand } from "../../src/hooks/wrap.ts";

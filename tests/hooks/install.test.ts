@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { onPath, osSandboxFacts, osSandboxMissing, protectedPaths } from "../../src/hooks/install.ts";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 const settingsOf = (root: string) => JSON.parse(readFileSync(join(root, ".claude", "settings.local.json"), "utf8"));

@@ -11,7 +11,7 @@ import { toolContext } from "../../src/hooks/claude.ts";
 import { defaultHookConfig } from "../../src/hooks/config.ts";
 import { TOOLS } from "../../src/hooks/tool_table.ts";
 import { decideTool, type ToolContext } from "../../src/hooks/tools.ts";
-import { REPO, removeDir, tempDir } from "../helpers.ts";
+import { REPO, removeDir, tempDir } from "../support/helpers.ts";
 
 const root = tempDir();
 mkdirSync(join(root, ".longrun"));

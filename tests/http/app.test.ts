@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { createHttpApp } from "../../src/http/app.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 const HOST = "127.0.0.1:9999";
 const tokens = { host: "h".repeat(32), agent: "a".repeat(32) };

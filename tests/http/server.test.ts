@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LIMITS } from "../../src/core/limits.ts";
-import { REPO, removeDir, run, tempDir, until } from "../helpers.ts";
+import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../protocol/server.ts";
 import { raw } from "./raw.ts";
 import { startHttpChild } from "./start.ts";

@@ -4,12 +4,12 @@
  * with SIGSTOP while another claims its run. After each, A1-A4 must hold.
  */
 import assert from "node:assert/strict";
-import { localStateDir, openTestDb } from "../state_helpers.ts";
-import { testRoot } from "../sqld.ts";
+import { localStateDir, openTestDb } from "../support/state.ts";
+import { testRoot } from "../support/sqld.ts";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir, until } from "../helpers.ts";
+import { removeDir, tempDir, until } from "../support/helpers.ts";
 import { CRASH_BINARY, Server } from "../protocol/server.ts";
 
 /** The executable with crash points kept: the shipped one ignores LONGRUN_CRASH_AT. */

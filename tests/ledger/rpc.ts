@@ -2,9 +2,9 @@
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import type { Side } from "../../src/rpc/method.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
-import { removeDir, tempDir } from "../helpers.ts";
-import { startSqld, TEST_STORE } from "../sqld.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
+import { startSqld, TEST_STORE } from "../support/sqld.ts";
 
 export interface RpcError {
   code: number;
@@ -20,7 +20,7 @@ const HOST_BY_DEFAULT = new Set(["run.start", "run.continue"]);
 
 export class RpcFixture {
   readonly dir = tempDir();
-  /** Under LONGRUN_TEST_STORE=sqld, the root is on a libSQL server of its own (tests/sqld.ts). */
+  /** Under LONGRUN_TEST_STORE=sqld, the root is on a libSQL server of its own (tests/support/sqld.ts). */
   readonly #server = TEST_STORE === "sqld" ? startSqld() : null;
   readonly roots = new RootRegistry({ defaultRoot: this.dir, rootOptions: { searchInWorker: false } });
   #d: Promise<Dispatcher> = this.#server

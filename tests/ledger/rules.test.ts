@@ -3,9 +3,9 @@
  * binary over stdio (`longrun serve`), with real SIGKILLs where a crash is the point.
  */
 import assert from "node:assert/strict";
-import { testRoot } from "../sqld.ts";
+import { testRoot } from "../support/sqld.ts";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 const BINARY = TARGETS[0]!;

@@ -11,12 +11,12 @@
  * host (host token) grants them, narrowed.
  */
 import assert from "node:assert/strict";
-import { localStateDir, openTestDb } from "../state_helpers.ts";
-import { testRoot } from "../sqld.ts";
+import { localStateDir, openTestDb } from "../support/state.ts";
+import { testRoot } from "../support/sqld.ts";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Database } from "../../src/memory/db.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { Database } from "../../src/db/database.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 const QUESTION = "Compare the two theme funds with my portfolio. First give me a grounded draft, then make the key open questions explicit.";

@@ -11,8 +11,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { openTestDb } from "../state_helpers.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { openTestDb } from "../support/state.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { type HttpChild, startHttpChild } from "../http/start.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 import { type Mcp, startMcp } from "./helpers.ts";
 

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { REPO } from "../helpers.ts";
+import { REPO } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 export interface Mcp {

@@ -4,9 +4,9 @@ import { readdirSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
-import { sqldMissing, startSqld } from "../sqld.ts";
+import { sqldMissing, startSqld } from "../support/sqld.ts";
 import { type Mcp, startMcp } from "./helpers.ts";
 
 describe("MCP server over stdio (SDK client, compiled binary)", () => {

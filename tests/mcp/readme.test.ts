@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { listed, selectTools } from "../../src/mcp/tool_sets.ts";
-import { REPO } from "../helpers.ts";
+import { REPO } from "../support/helpers.ts";
 
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
 const section = readme.slice(readme.indexOf("### MCP: tools for a model"), readme.indexOf("\n## ", readme.indexOf("### MCP: tools for a model")));

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
-import { corruptTask } from "../state_helpers.ts";
+import { corruptTask } from "../support/state.ts";
 import { type Mcp, startMcp } from "./helpers.ts";
 
 const DEFAULT_SET = ["task_status", "task_start", "task_resume", "writes_require", "writes_request", "task_checkpoint", "task_finish", "memory_search", "memory_get", "memory_save"];

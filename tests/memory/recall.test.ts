@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { termClass, type TermClass } from "../../src/memory/segment.ts";
-import { Root } from "../../src/root.ts";
+import { Root } from "../../src/root/root.ts";
 import { EN, KO, MIXED, rng, sentence, ZH } from "../fixtures/mixed_corpus.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 interface Doc {
   id: string;

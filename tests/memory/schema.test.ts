@@ -3,10 +3,10 @@ import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
-import { Database } from "../../src/memory/db.ts";
-import { MIGRATIONS, migrate, schemaVersion } from "../../src/memory/schema.ts";
-import { Root } from "../../src/root.ts";
-import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
+import { Database } from "../../src/db/database.ts";
+import { MIGRATIONS, migrate, schemaVersion } from "../../src/db/schema.ts";
+import { Root } from "../../src/root/root.ts";
+import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../support/helpers.ts";
 
 describe("memory.db schema and settings", () => {
   let dir = "";

@@ -4,8 +4,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { INLINE_BODY_BYTES, LIMITS } from "../../src/core/limits.ts";
-import { Root } from "../../src/root.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { Root } from "../../src/root/root.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 describe("memory search on libSQL FTS5", () => {
   let dir = "";

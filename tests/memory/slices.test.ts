@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
-import { Database } from "../../src/memory/db.ts";
-import { MIGRATIONS, migrate } from "../../src/memory/schema.ts";
+import { Database } from "../../src/db/database.ts";
+import { MIGRATIONS, migrate } from "../../src/db/schema.ts";
 import { LIST_SLICES_SQL, slicesOf } from "../../src/memory/slices.ts";
-import { Root, type RootOptions } from "../../src/root.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { Root, type RootOptions } from "../../src/root/root.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 /** A root whose index slices hold `size` memories each (set before any memory is saved). */
 async function rootWithSlices(dir: string, size: number, options: RootOptions = {}): Promise<Root> {

@@ -43,11 +43,11 @@ import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import fc from "fast-check";
 import type { IdSource } from "../../src/core/ports.ts";
-import type { Root } from "../../src/root.ts";
+import type { Root } from "../../src/root/root.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import type { Side } from "../../src/rpc/method.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Actions

@@ -22,7 +22,7 @@ import { tokensFrom } from "../../src/http/tokens.ts";
 import { systemClock, systemIds } from "../../src/store/system.ts";
 import { FailingMemory, RecordingMemory } from "../contract/doubles.ts";
 import { contractWith, type Fixture, hasState, openFixture } from "../contract/setup.ts";
-import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
+import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../support/helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
 import { BINARY, requireBinary, Server, type Target } from "../protocol/server.ts";
 import { raw } from "../http/raw.ts";

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { isDeno, REPO, removeDir, tempDir, until } from "../helpers.ts";
+import { isDeno, REPO, removeDir, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary, Server, TARGETS } from "../protocol/server.ts";
 
 const CHROMIUM = process.env.LONGRUN_CHROMIUM || "/usr/bin/chromium";

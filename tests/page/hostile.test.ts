@@ -14,7 +14,7 @@ import { mkdirSync, renameSync, symlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { type HttpChild, startHttpChild } from "../http/start.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 

@@ -13,8 +13,8 @@ import { Logger } from "../../src/http/log.ts";
 import { StatusPage } from "../../src/http/page/routes.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 const HOST = "127.0.0.1:9999";
 const ORIGIN = `http://${HOST}`;

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { copyFileSync, readdirSync, readFileSync } from "node:fs";
-import { testRoot } from "../sqld.ts";
+import { testRoot } from "../support/sqld.ts";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
-import { REPO, removeDir, run, tempDir } from "../helpers.ts";
+import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "./server.ts";
 
 describe("the executable", () => {

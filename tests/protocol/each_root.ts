@@ -4,8 +4,8 @@
  * root removed after the test.
  */
 import { afterEach, beforeEach } from "node:test";
-import { removeDir } from "../helpers.ts";
-import { testRoot } from "../sqld.ts";
+import { removeDir } from "../support/helpers.ts";
+import { testRoot } from "../support/sqld.ts";
 import { Server, TARGETS } from "./server.ts";
 
 export function serveEachTest(): () => Server {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "./server.ts";
 
 const COMMANDS: string[][] = [["resume"], ["finish"], ["checkpoint", "--summary", "s", "--next-step", "n"], ["recover"], ["recover", "--force"]];

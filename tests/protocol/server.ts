@@ -2,7 +2,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, rootArgv, until } from "../helpers.ts";
+import { REPO, rootArgv, until } from "../support/helpers.ts";
 
 export interface Target {
   name: string;

@@ -3,13 +3,13 @@
  * compiled binary and `deno run` of the sources, each a real child process over real pipes.
  */
 import assert from "node:assert/strict";
-import { TEST_STORE, testRoot } from "../sqld.ts";
+import { TEST_STORE, testRoot } from "../support/sqld.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { corruptTask } from "../state_helpers.ts";
+import { corruptTask } from "../support/state.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import { removeDir, tempDir, until } from "../helpers.ts";
+import { removeDir, tempDir, until } from "../support/helpers.ts";
 import { Server, TARGETS } from "./server.ts";
 
 const req = (id: unknown, method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", id, method, params });

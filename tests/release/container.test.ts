@@ -17,7 +17,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { REPO, run, tempDir, until } from "../helpers.ts";
+import { REPO, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY } from "../protocol/server.ts";
 import { CAN_MOUNT, listTree, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE, which } from "./helpers.ts";
 

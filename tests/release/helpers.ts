@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { canMount, REPO, removeDir, tempDir } from "../helpers.ts";
+import { canMount, REPO, removeDir, tempDir } from "../support/helpers.ts";
 import { Server } from "../protocol/server.ts";
 
 export const BUILD_DIR = join(REPO, "dist", "build");

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
-import { REPO, removeDir, run, tempDir } from "../helpers.ts";
+import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
 import { BUILD_DIR, cleanEnv, elfInterpreter, elfMachine, machO, peHeader, RELEASE_DIR, stdioSmoke, VERSION_LINE, which } from "./helpers.ts";
 
 const SUMS = join(RELEASE_DIR, "SHA256SUMS");

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { REPO, removeDir, run, tempDir, until } from "../helpers.ts";
+import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY } from "../protocol/server.ts";
 import { which } from "./helpers.ts";
 

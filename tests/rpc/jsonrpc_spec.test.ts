@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 type Expect = null | { id: unknown; code?: number; result?: true } | Expect[];
 

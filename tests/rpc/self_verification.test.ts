@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { REPO, removeDir, tempDir, until } from "../helpers.ts";
+import { REPO, removeDir, tempDir, until } from "../support/helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 

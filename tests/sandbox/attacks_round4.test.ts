@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findBwrap } from "../../src/sandbox/status.ts";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 const skip = findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false;

@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findBwrap } from "../../src/sandbox/status.ts";
-import { removeDir, run, tempDir, until } from "../helpers.ts";
+import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 const BWRAP = findBwrap(process.env.PATH);

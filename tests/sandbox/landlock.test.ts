@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { readableAround } from "../../src/sandbox/landlock_run.ts";
-import { removeDir, run, tempDir } from "../helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 const made: string[] = [];

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { PROTECTED } from "../../src/hooks/protect.ts";
 import { GIT_ENTRIES, ROOT_ENTRIES } from "../../src/sandbox/layout.ts";
 import { BASE_ARGS, type Kind, type PlanInput, type Plan, sandboxPlan } from "../../src/sandbox/plan.ts";
-import { REPO } from "../helpers.ts";
+import { REPO } from "../support/helpers.ts";
 
 const ROOT = "/p/proj";
 
@@ -242,6 +242,6 @@ describe("the sandbox command's static imports", () => {
       }
     }
     assert.ok([...seen].some((f) => f.endsWith("src/sandbox/plan.ts")), "the closure is computed");
-    assert.deepEqual([...seen].filter((f) => f.includes("src/memory/") || f.endsWith("src/root.ts") || f.includes("libsql")), []);
+    assert.deepEqual([...seen].filter((f) => f.includes("src/memory/") || f.endsWith("src/root/root.ts") || f.includes("libsql")), []);
   });
 });

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findBwrap, sandboxStatus } from "../../src/sandbox/status.ts";
-import { removeDir, tempDir } from "../helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 
 const skip = findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false;
 

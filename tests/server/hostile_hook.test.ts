@@ -3,7 +3,7 @@
  * it cannot change the hook's argv or environment (Claude Code runs the hook with the host's), but
  * it can write files and run commands the hook lets through, and it can start programs that listen
  * on ports. Each test runs the real binary as Claude Code does (tests/hooks/hook_run.ts) against a
- * real sqld (tests/sqld.ts) and asserts the denial, and that the lease on the server did not change.
+ * real sqld (tests/support/sqld.ts) and asserts the denial, and that the lease on the server did not change.
  *
  * tests/server/store.test.ts has the basics (lease read on the server, unreachable server denies,
  * the state directory's own files protected under a lease, a state directory outside .longrun
@@ -15,10 +15,10 @@ import { tmpdir } from "node:os";
 import { createServer, type Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
-import { run } from "../helpers.ts";
+import { run } from "../support/helpers.ts";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { BINARY, Server } from "../protocol/server.ts";
-import { freePort, type Sqld, sqldMissing, startSqld, useSqld } from "../sqld.ts";
+import { freePort, type Sqld, sqldMissing, startSqld, useSqld } from "../support/sqld.ts";
 
 const skip = sqldMissing();
 

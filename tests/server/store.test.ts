@@ -9,14 +9,14 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createClient } from "@libsql/client/web";
-import { removeDir, run, tempDir, until } from "../helpers.ts";
+import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { startHttpChild } from "../http/start.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decision, hook } from "../hooks/hook_run.ts";
 import { BINARY, requireBinary, Server } from "../protocol/server.ts";
 import { defaultStateDir } from "../../src/store/server_store.ts";
-import { jwtKeys, type Sqld, sqldMissing, startSqld, useSqld } from "../sqld.ts";
+import { jwtKeys, type Sqld, sqldMissing, startSqld, useSqld } from "../support/sqld.ts";
 
 const skip = sqldMissing();
 

@@ -3,9 +3,9 @@ import { EventEmitter } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
-import { RootRegistry } from "../../src/roots.ts";
+import { RootRegistry } from "../../src/root/registry.ts";
 import { serveStdio } from "../../src/stdio/server.ts";
-import { removeDir, tempDir, until, searchHold } from "../helpers.ts";
+import { removeDir, tempDir, until, searchHold } from "../support/helpers.ts";
 
 /** Test double for stdin: an event emitter the test pushes chunks into. */
 class FakeStdin extends EventEmitter {

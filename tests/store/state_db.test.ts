@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { StateCorruptError } from "../../src/core/errors.ts";
 import { removeOrphanTemps, writeFileAtomic } from "../../src/store/atomic.ts";
-import { Root } from "../../src/root.ts";
-import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../helpers.ts";
+import { Root } from "../../src/root/root.ts";
+import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../support/helpers.ts";
 import { type Fixture, openFixture } from "../contract/setup.ts";
-import { corruptTask, readTask } from "../state_helpers.ts";
+import { corruptTask, readTask } from "../support/state.ts";
 
 const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
 

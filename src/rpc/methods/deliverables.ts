@@ -1,6 +1,6 @@
 /** adjust.*, artifact.* and context.*: what a long run was asked and what it delivers. */
 import { LIMITS } from "../../core/limits.ts";
-import type { Root } from "../../root.ts";
+import type { Root } from "../../root/root.ts";
 import { L } from "../ledger_schemas.ts";
 import { method } from "../method.ts";
 import { invalidParams } from "../errors.ts";

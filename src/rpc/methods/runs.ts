@@ -5,7 +5,7 @@ import { allowanceGrant, type Permissions } from "../../core/ledger/grant.ts";
 import { type GrantNow, requireWithinTerms } from "../../ledger/runs.ts";
 import { readRunAllowances } from "../../store/root_settings.ts";
 import { LIMITS } from "../../core/limits.ts";
-import type { Root } from "../../root.ts";
+import type { Root } from "../../root/root.ts";
 import { sha256Hex } from "../../store/blobs.ts";
 import { totalOf } from "../../core/ledger/budget.ts";
 import { L } from "../ledger_schemas.ts";

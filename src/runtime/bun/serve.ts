@@ -1,5 +1,5 @@
 /** HTTP on Bun: Bun.serve. */
-import type { HttpListener } from "../index.ts";
+import type { HttpListener } from "../types.ts";
 
 export function bunServe(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number): HttpListener {
   const server = Bun.serve({ fetch, hostname, port, maxRequestBodySize: 64 * 1024 * 1024 });

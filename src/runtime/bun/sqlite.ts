@@ -1,6 +1,6 @@
 /** `bun:sqlite` behind the runtime-neutral `SyncSqlite` shape. */
 import { Database } from "bun:sqlite";
-import type { SyncSqlite } from "../sqlite.ts";
+import type { SyncSqlite } from "../types.ts";
 
 export function open(path: string): SyncSqlite {
   const db = new Database(path, { create: false, readwrite: true, strict: true });

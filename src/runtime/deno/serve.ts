@@ -1,5 +1,5 @@
 /** HTTP on Deno: Deno.serve. */
-import type { HttpListener } from "../index.ts";
+import type { HttpListener } from "../types.ts";
 import { deno } from "./deno.ts";
 
 export async function denoServe(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number): Promise<HttpListener> {

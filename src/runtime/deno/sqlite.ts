@@ -1,6 +1,6 @@
 /** Deno's `node:sqlite` behind the runtime-neutral `SyncSqlite` shape. */
 import { DatabaseSync } from "node:sqlite";
-import type { SyncSqlite } from "../sqlite.ts";
+import type { SyncSqlite } from "../types.ts";
 
 export function open(path: string): SyncSqlite {
   const db = new DatabaseSync(path, { open: true });

@@ -4,8 +4,8 @@
  * for another process's lock never holds up the main thread, where gate checks answer. Requests of
  * one connection run in order; while one waits on a busy lock (with timers), others go on.
  */
-import { CONNECTION_PRAGMAS, runScript } from "./db_types.ts";
-import { releaseStatements, SyncDb } from "./sync_db.ts";
+import { CONNECTION_PRAGMAS, runScript } from "./types.ts";
+import { releaseStatements, SyncDb } from "./local.ts";
 import type { WriterReply, WriterRequest } from "./writer_protocol.ts";
 
 declare const self: {

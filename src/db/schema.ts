@@ -3,8 +3,11 @@
  * in `schema_migrations`, each applied once, in order, inside one write transaction (so two
  * processes opening a new root at once cannot both apply one).
  */
-import type { Database } from "./db.ts";
-import { DEFAULT_SLICE_SIZE, SLICE_SIZE_KEY } from "./slices.ts";
+import type { Database } from "./database.ts";
+
+/** The memory index's slice size, fixed per database when it is made (src/memory/slices.ts says why). */
+export const DEFAULT_SLICE_SIZE = 50_000;
+export const SLICE_SIZE_KEY = "memory_slice_size";
 
 export interface Migration {
   version: number;

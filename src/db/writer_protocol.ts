@@ -1,5 +1,5 @@
 /** Messages between the main thread and the writer Worker, which owns every local write connection. */
-import type { InArgs, ResultRows, ScriptStep } from "./db_types.ts";
+import type { InArgs, ResultRows, ScriptStep } from "./types.ts";
 
 export type WriterRequest =
   | { id: number; op: "open"; conn: number; path: string; busy_timeout_ms: number }

@@ -5,14 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const REPO = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
+export const REPO = realpathSync(fileURLToPath(new URL("../..", import.meta.url)));
 export const isDeno = typeof (globalThis as Record<string, unknown>).Deno !== "undefined";
 
 export function tempDir(prefix = "longrun-test-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
-/** What else goes when a test directory is removed (a test root's own libSQL server, tests/sqld.ts). */
+/** What else goes when a test directory is removed (a test root's own libSQL server, tests/support/sqld.ts). */
 export const dirCleanups = new Map<string, () => void>();
 
 export function removeDir(dir: string): void {
@@ -24,7 +24,7 @@ export function removeDir(dir: string): void {
 
 /**
  * A root's command-line arguments: `--root DIR`, or, for a test root the suites put on a libSQL
- * server (tests/sqld.ts, `<dir>/test_store.json`), `--store URL --project KEY --state-dir DIR`.
+ * server (tests/support/sqld.ts, `<dir>/test_store.json`), `--store URL --project KEY --state-dir DIR`.
  */
 export function rootArgv(args: readonly string[]): string[] {
   const i = args.indexOf("--root");

@@ -3,19 +3,15 @@
  * per-call hook: it reads and changes the task state in `memory.db` without loading libSQL's
  * native module. Synchronous underneath; the transaction is BEGIN IMMEDIATE with a busy timeout.
  */
-import type { SqlArg, SqlConn, SqlExec, SqlRow } from "../store/sql.ts";
-import { runtimeKey } from "./index.ts";
+import type { SqlArg, SqlConn, SqlExec, SqlRow } from "./sql.ts";
+import { runtimeKey } from "../runtime/index.ts";
 
-/** The handful of calls both runtimes' SQLite offer under one shape. */
-export interface SyncSqlite {
-  all(sql: string, args: readonly SqlArg[]): SqlRow[];
-  exec(sql: string): void;
-  close(): void;
-}
+import type { SyncSqlite } from "../runtime/types.ts";
+export type { SyncSqlite } from "../runtime/types.ts";
 
 export async function openSyncSqlite(path: string, busyTimeoutMs: number): Promise<SyncSqlite> {
   const key = runtimeKey();
-  const db = key === "bun" ? (await import("./bun/sqlite.ts")).open(path) : key === "deno" ? (await import("./deno/sqlite.ts")).open(path) : null;
+  const db = key === "bun" ? (await import("../runtime/bun/sqlite.ts")).open(path) : key === "deno" ? (await import("../runtime/deno/sqlite.ts")).open(path) : null;
   if (!db) throw new Error("longrun runs on Bun or Deno; this runtime has no SQLite adapter");
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   return db;

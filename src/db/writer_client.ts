@@ -2,8 +2,8 @@
  * The main thread's side of the writer Worker: one Worker per process, started on the first local
  * database that writes through it, holding the process open only while a request is in flight.
  */
-import type { InArgs, ResultRows, ScriptStep } from "./db_types.ts";
-import { workerUrl } from "./worker_client.ts";
+import type { InArgs, ResultRows, ScriptStep } from "./types.ts";
+import { ownUrl } from "../runtime/load.ts";
 import type { WriterReply, WriterRequest } from "./writer_protocol.ts";
 
 type RefWorker = Worker & { ref?: () => void; unref?: () => void };
@@ -36,7 +36,7 @@ export class WriterClient {
 
   #started(): RefWorker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(workerUrl("writer_worker"), { type: "module" }) as RefWorker;
+    const worker = new Worker(ownUrl("db/writer_worker"), { type: "module" }) as RefWorker;
     worker.unref?.();
     worker.onmessage = (e: MessageEvent<WriterReply>) => {
       const reply = e.data;

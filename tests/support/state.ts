@@ -2,11 +2,11 @@
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { Database } from "../src/memory/db.ts";
+import { Database } from "../../src/db/database.ts";
 
 /**
  * Where a test root's database is: `memory.db` in the directory, or (the suites run against a
- * libSQL server, tests/sqld.ts) the server the fixture wrote into `<dir>/test_store.json`.
+ * libSQL server, tests/support/sqld.ts) the server the fixture wrote into `<dir>/test_store.json`.
  */
 export function testStoreOf(root: string): { url: string; project: string } | null {
   try {

@@ -4,10 +4,10 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { normalize, sep } from "node:path";
-import { LimitExceededError } from "./core/errors.ts";
+import { LimitExceededError } from "../core/errors.ts";
 import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
-import { type ServerStore, serverPendingPath, storeName } from "./store/server_store.ts";
-import { classifyStorage } from "./store/storage_fault.ts";
+import { type ServerStore, serverPendingPath, storeName } from "../store/server_store.ts";
+import { classifyStorage } from "../db/fault.ts";
 
 export interface RootRegistryOptions {
   /** The root used when a request names none (`--root`, default the working directory). */

@@ -11,13 +11,13 @@
  * not wait for a writer). One-shot processes (a hook, the CLI) and the search Worker use one
  * connection on their own thread. A server URL goes through `@libsql/client`.
  */
-import { classifyRemote, openClient, RemoteSession } from "../store/remote_conn.ts";
-import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./db_types.ts";
-import { classifyStorage } from "../store/storage_fault.ts";
-import { releaseStatements, SyncDb } from "./sync_db.ts";
+import { classifyRemote, openClient, RemoteSession } from "./remote.ts";
+import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./types.ts";
+import { classifyStorage } from "./fault.ts";
+import { releaseStatements, SyncDb } from "./local.ts";
 import { WriterClient } from "./writer_client.ts";
 
-export type { InArgs, ResultRows, Row, ScriptStep } from "./db_types.ts";
+export type { InArgs, ResultRows, Row, ScriptStep } from "./types.ts";
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -176,7 +176,7 @@ function toRows(rs: { rows: unknown[]; rowsAffected: number; lastInsertRowid: bi
 
 export interface OpenOptions {
   authToken?: string;
-  /** A server: where this runner's processes share the highest write they made (reads are never older; store/remote_conn.ts). */
+  /** A server: where this runner's processes share the highest write they made (reads are never older; db/remote.ts). */
   sessionFile?: string;
   busyTimeoutMs?: number;
   /** Local databases: write through the writer Worker (long-lived processes) or on this thread. */
@@ -245,7 +245,7 @@ export class Database {
     }
   }
 
-  /** A driver or file-system failure as a kind the caller can act on (store/storage_fault.ts), naming the file. */
+  /** A driver or file-system failure as a kind the caller can act on (db/fault.ts), naming the file. */
   #classified<T>(op: () => Promise<T>): () => Promise<T> {
     return () =>
       op().catch((e: unknown) => {

@@ -6,8 +6,8 @@
  * retrying with timers rather than inside SQLite, so the thread keeps serving other work.
  */
 import Libsql from "libsql";
-import type { InArgs } from "./db_types.ts";
-import { type ResultRows, type Row, busyError } from "./db_types.ts";
+import type { InArgs } from "./types.ts";
+import { type ResultRows, type Row, busyError } from "./types.ts";
 
 type Stmt = ReturnType<InstanceType<typeof Libsql>["prepare"]>;
 

@@ -4,7 +4,7 @@
  * and the runtime's own SQLite (`bun:sqlite`, `node:sqlite` under Deno) for the per-call hook,
  * which must not load libSQL's native module. Both open the same `memory.db`.
  */
-import type { Database } from "../memory/db.ts";
+import type { Database } from "./database.ts";
 
 export type SqlRow = Record<string, unknown>;
 export type SqlArg = string | number | bigint | null | Uint8Array;
@@ -35,7 +35,7 @@ export function libsqlConn(db: Database): SqlConn {
 /** SQLite's "database is locked" from any of the drivers (libSQL, bun:sqlite, node:sqlite), raw or classified. */
 export function isBusyError(e: unknown): boolean {
   const err = e as { code?: unknown; rawCode?: unknown; errcode?: unknown; errno?: unknown; message?: unknown; kind?: unknown; data?: { reason?: unknown } } | null;
-  // already classified (store/storage_fault.ts): a lock held past the wait
+  // already classified (db/fault.ts): a lock held past the wait
   if (err?.kind === "conflict" && err.data?.reason === "lock_timeout") return true;
   const code = typeof err?.code === "string" ? err.code : "";
   if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED") return true;

@@ -4,33 +4,33 @@
  * global: open as many roots as you like in one process; each is fully isolated.
  */
 import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:fs";
-import { StorageError } from "./core/errors.ts";
-import { PROTECTED_ROOT_ADVICE, protectedPlace, protectedRootDetail, type RootPlaceHit } from "./root_place.ts";
+import { StorageError } from "../core/errors.ts";
+import { PROTECTED_ROOT_ADVICE, protectedPlace, protectedRootDetail, type RootPlaceHit } from "./place.ts";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { TaskContract } from "./core/contract.ts";
-import { Deliverables } from "./ledger/deliverables.ts";
-import { EffectLedger } from "./ledger/effects.ts";
-import type { Clock, CrashPoint, IdSource } from "./core/ports.ts";
-import { Database } from "./memory/db.ts";
-import { rebuildMemoryIndex } from "./memory/reindex.ts";
-import { MIGRATIONS, migrate, schemaVersion } from "./memory/schema.ts";
-import { searchMemories } from "./memory/search.ts";
-import { SLICE_SIZE_SQL, sliceSizeOf } from "./memory/slices.ts";
-import { LibsqlMemory, type Searcher } from "./memory/store.ts";
-import { InProcessSearcher, WorkerSearcher } from "./memory/worker_client.ts";
-import { removeOrphanTemps } from "./store/atomic.ts";
-import { type BlobStore, fileBlobs } from "./store/blobs.ts";
-import { dbBlobs } from "./store/db_blobs.ts";
-import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "./store/server_store.ts";
-import { crashPointsFromEnv } from "./store/crash.ts";
-import { FilePendingStore } from "./store/pending_file.ts";
-import { readCheckpointLang } from "./store/root_settings.ts";
-import { importLegacyState } from "./store/legacy_state.ts";
-import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "./store/root_identity.ts";
-import { libsqlConn } from "./store/sql.ts";
-import { DbStateStore } from "./store/state_db.ts";
-import { systemClock, systemIds } from "./store/system.ts";
+import { TaskContract } from "../core/contract.ts";
+import { Deliverables } from "../ledger/deliverables.ts";
+import { EffectLedger } from "../ledger/effects.ts";
+import type { Clock, CrashPoint, IdSource } from "../core/ports.ts";
+import { Database } from "../db/database.ts";
+import { rebuildMemoryIndex } from "../memory/reindex.ts";
+import { MIGRATIONS, migrate, schemaVersion } from "../db/schema.ts";
+import { searchMemories } from "../memory/search.ts";
+import { SLICE_SIZE_SQL, sliceSizeOf } from "../memory/slices.ts";
+import { LibsqlMemory, type Searcher } from "../memory/store.ts";
+import { InProcessSearcher, WorkerSearcher } from "../memory/worker_client.ts";
+import { removeOrphanTemps } from "../store/atomic.ts";
+import { type BlobStore, fileBlobs } from "../store/blobs.ts";
+import { dbBlobs } from "../store/db_blobs.ts";
+import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "../store/server_store.ts";
+import { crashPointsFromEnv } from "../store/crash.ts";
+import { FilePendingStore } from "../store/pending_file.ts";
+import { readCheckpointLang } from "../store/root_settings.ts";
+import { importLegacyState } from "../store/legacy_state.ts";
+import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "../store/root_identity.ts";
+import { libsqlConn } from "../db/sql.ts";
+import { DbStateStore } from "../store/state_db.ts";
+import { systemClock, systemIds } from "../store/system.ts";
 
 /**
  * A root whose files cannot be written is refused before SQLite opens it: SQLite would open it
@@ -90,7 +90,7 @@ export function rootPaths(dir: string): RootPaths {
 
 /**
  * The root a caller named lies inside a protected directory (`.longrun/` anywhere, `raw_data/` of
- * a root, `.claude/`, `.git/`, …: src/root_place.ts): refused before anything is created there.
+ * a root, `.claude/`, `.git/`, …: src/root/place.ts): refused before anything is created there.
  */
 export class ProtectedRootError extends InvalidRootError {
   readonly rule: string;
