@@ -28,90 +28,10 @@ import { Directories } from "./shell/cd.ts";
 import { allCommands, type Command, literalOf, type Script, ShellParseError, type Word } from "./shell/nodes.ts";
 import { parseShell } from "./shell/parse.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, wordPatterns } from "./shell/words.ts";
-import { fileListHit, makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
+import { makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
 import { gitAddRefusal, gitTrackedRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
-import { FIND_ACTIONS, findRefusal, gitConfigOverride, gitConfigWrite, sedRefusal } from "./lease_programs.ts";
-
-/** Interpreters, by name pattern, with the options that hand them code inline. */
-const INTERPRETERS: readonly { name: RegExp; inline: readonly string[] }[] = [
-  { name: /^python[0-9.]*$|^pypy[0-9.]*$/, inline: ["-c"] },
-  { name: /^(node|nodejs)$/, inline: ["-e", "--eval", "-p", "--print"] },
-  { name: /^bun$/, inline: ["-e", "--eval", "-p", "--print"] },
-  { name: /^deno$/, inline: ["eval", "-e"] },
-  { name: /^perl[0-9.]*$/, inline: ["-e", "-E"] },
-  { name: /^ruby[0-9.]*$/, inline: ["-e"] },
-  { name: /^php[0-9.]*$/, inline: ["-r"] },
-  { name: /^(lua|luajit)[0-9.]*$/, inline: ["-e"] },
-  { name: /^(tclsh|wish)[0-9.]*$/, inline: [] },
-  { name: /^osascript$/, inline: ["-e"] },
-  { name: /^(Rscript|R)$/, inline: ["-e"] },
-  { name: /^julia$/, inline: ["-e", "-E"] },
-  { name: /^(awk|gawk|mawk|nawk|busybox)$/, inline: ["*"] },
-  { name: /^(vi|vim|nvim|ex|emacs)$/, inline: ["-c", "+", "--cmd", "--eval"] },
-];
-
-/** Shells: `-c` text and heredoc bodies are parsed as scripts and checked like the command itself. */
-const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/;
-
-/** Python modules that run code given as text (`python -m timeit 'import os; …'`). */
-const CODE_MODULES = new Set(["timeit", "pdb", "code", "cProfile", "profile", "trace", "runpy", "idlelib", "doctest"]);
-
-/** Programs that run commands later, after this turn and its lease have ended. */
-const SCHEDULERS = new Set(["at", "batch", "crontab", "systemd-run", "launchctl", "schtasks"]);
-
-/** Options that hand a program a shell command to run (`tar --to-command=sh`, `rsync -e`). */
-const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  tar: ["--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command"],
-  rsync: ["-e", "--rsh", "--rsync-path"],
-  zip: ["-TT", "--unzip-command"],
-  git: ["--upload-pack", "--receive-pack", "--exec"],
-  less: ["+"],
-  man: ["-P", "--pager", "-H", "--html"],
-  ssh: ["-o", "ProxyCommand", "LocalCommand"],
-};
-
-/** Programs that build and run commands from input the gate never sees. */
-const COMMAND_BUILDERS = new Set(["xargs", "parallel"]);
-
-/** Programs that run a shell command given as one argument (`su -c '…'`, `watch '…'`). */
-const SHELL_STRING_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  su: ["-c", "--command"],
-  runuser: ["-c", "--command"],
-  script: ["-c", "--command"],
-  flock: ["-c", "--command"],
-  watch: ["*"],
-  env: ["-S", "--split-string"],
-};
-
-/**
- * Whether an interpreter gets its code inline: an inline option among its own options (before
- * the script or module operand), or code on stdin with no script operand at all.
- */
-function inlineCode(inline: readonly string[], after: readonly string[], stdin: Command["stdin"]): boolean {
-  if (inline.includes("*")) return !after.some((t, k) => t === "-f" || (t.startsWith("-f") && t.length > 2) || (after[k - 1] === "-f"));
-  let operand = false;
-  for (let k = 0; k < after.length; k++) {
-    const t = after[k]!;
-    if (inline.includes(t) || (inline.includes("+") && t.startsWith("+"))) return true;
-    if (inline.some((f) => f.startsWith("--") && t.startsWith(f + "="))) return true;
-    if (!t.startsWith("-") || t === "-") {
-      operand = t !== "-";
-      break;
-    }
-    if (t === "-m" || (t.startsWith("-m") && t.length > 2)) {
-      // python -m module: the module's own options follow; some modules run code given as text
-      const mod = t === "-m" ? after[k + 1] : t.slice(2);
-      if (CODE_MODULES.has(mod ?? "")) return true;
-      operand = true;
-      break;
-    }
-    if (t.startsWith("--")) continue;
-    // a cluster (-Bc) or an attached value (-cCODE) of a one-letter inline option
-    if (inline.some((f) => f.length === 2 && f[0] === "-" && (t.slice(1).includes(f[1]!) || t.startsWith(f)))) return true;
-  }
-  return !operand && (stdin === "pipe" || stdin === "data");
-}
-
+import { fileListRefusal, findRefusal, findTreeRefusal, gitConfigOverride, gitConfigWrite, sedRefusal } from "./lease_programs.ts";
+import { CODE_RUNNERS, COMMAND_BUILDERS, COMMAND_OPTIONS, inlineCode, INTERPRETERS, SCHEDULERS, SHELL_STRING_FLAGS, SHELLS, WRAPPERS } from "./lease_options.ts";
 
 export interface LeaseBashContext {
   protect: ProtectContext;
@@ -303,7 +223,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       if (why) return why;
     }
     if (w.literal && (name === "tar" || name === "rsync" || name === "zip" || name === "cpio")) {
-      const why = fileListRefusal(name, texts.slice(i + 1), c);
+      const why = fileListRefusal(name, texts.slice(i + 1), c.protect);
       if (why) return why;
     }
     if (strict && w.literal && name === "tar") {
@@ -330,53 +250,8 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
   if (strict && SCHEDULERS.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
   const findAt = words.findIndex((w) => w.literal && basename(w.text) === "find");
   if (findAt >= 0) {
-    const why = (strict ? findRefusal(words.slice(findAt + 1), dotglob) : null) ?? findTreeRefusal(texts.slice(findAt + 1), c);
+    const why = (strict ? findRefusal(words.slice(findAt + 1), dotglob) : null) ?? findTreeRefusal(texts.slice(findAt + 1), c.protect);
     if (why) return why;
-  }
-  return null;
-}
-
-/**
- * `find . -name . -exec rm -rf {} +`: a name test may let a directory through, so a whole-tree
- * command run by -exec is checked over every starting point of the search.
- */
-function findTreeRefusal(after: readonly string[], c: Checking): string | null {
-  const first = after.findIndex((t) => t.startsWith("-") || t === "!" || t === "(");
-  const starts = first < 0 ? after : after.slice(0, first);
-  const roots = starts.length ? starts : ["."];
-  for (let k = 0; k < after.length; k++) {
-    if (!FIND_ACTIONS.has(after[k]!) || !after[k]!.match(/^-(exec|execdir|ok|okdir)$/)) continue;
-    const end = after.findIndex((t, j) => j > k && (t === ";" || t === "+"));
-    const command = after.slice(k + 1, end < 0 ? after.length : end);
-    if (!command.includes("{}")) continue;
-    for (const r of roots) {
-      const why = treeOperationRefusal(command.map((t) => t.replaceAll("{}", r)), c.protect);
-      if (why) return `find ${after[k]} would run it on what it finds: ${why}`;
-    }
-  }
-  return null;
-}
-
-/** Programs that take the list of files to read from a file or stdin, which the gate cannot see. */
-function fileListRefusal(name: string, after: readonly string[], c: Checking): string | null {
-  const listed = (value: string | undefined, option: string): string | null => {
-    if (value === undefined || value === "-" || value.startsWith("/dev/") || value.startsWith("/proc/")) return `${name} ${option} reads the names of the files to take from input longrun cannot see; name the files`;
-    const hit = fileListHit(value, c.protect);
-    return hit ? `${name} ${option} ${shown(value)}: ${hit}` : null;
-  };
-  if (name === "cpio" && after.some((t) => /^-[a-zA-Z]*[op]/.test(t) || t === "--create" || t === "--pass-through")) return "cpio copies the files named on its input, which longrun cannot see; use tar with the files named";
-  if (name === "zip" && after.some((t) => t === "-@" || t === "--names-stdin")) return "zip -@ reads the names of the files to take from input longrun cannot see; name the files";
-  for (let k = 0; k < after.length; k++) {
-    const t = after[k]!;
-    if ((name === "tar" && (t === "-T" || t === "--files-from")) || (name === "rsync" && t === "--files-from")) {
-      const why = listed(after[k + 1], t);
-      if (why) return why;
-    }
-    const eq = /^--files-from=(.*)$/.exec(t) ?? (name === "tar" ? /^-T(.+)$/.exec(t) : null);
-    if (eq && (name === "tar" || name === "rsync")) {
-      const why = listed(eq[1], "--files-from");
-      if (why) return why;
-    }
   }
   return null;
 }
@@ -417,13 +292,7 @@ function nestedRefusal(text: string, c: Checking, depth: number): string | null 
   return scriptRefusal(script, c, depth + 1);
 }
 
-/** Programs that run the command given in their arguments (`nohup ./x.sh`, `timeout 5 bash x.sh`). */
-const WRAPPERS = new Set(["exec", "command", "builtin", "nohup", "env", "timeout", "nice", "ionice", "chrt", "taskset", "stdbuf", "sudo", "doas", "setsid", "time", "unbuffer", "strace", "ltrace", "chroot", "unshare", "nsenter", "firejail", "bwrap"]);
-
 const TREE_PROGRAMS = new Set(TREE_OPERATIONS.map((o) => o.program));
-
-/** Interpreters whose first operand is a file of code (`python3 x.py`, `node x.js`). */
-const CODE_RUNNERS = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|luajit|Rscript|julia|tclsh[0-9.]*|tsx|ts-node)$/;
 
 /**
  * The program at `i` run from a file the gate can read: `source F` / `. F`, a path (`./x.sh`,

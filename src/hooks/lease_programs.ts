@@ -1,10 +1,14 @@
 /**
  * Rules for single programs under a lease, as data and small readers: which `git -c` keys and
- * `git config` forms may run, whether a sed script runs commands, and whether `find`'s name
- * tests keep an action away from every protected name. Pure.
+ * `git config` forms may run, whether a sed script runs commands, whether `find`'s name tests
+ * keep an action away from every protected name (and a whole-tree command it runs away from
+ * protected trees), and which file lists tar, rsync, zip and cpio take. Pure apart from the
+ * disk reads of protect.ts and trees.ts.
  */
-import { PROTECTED } from "./protect.ts";
-import { type Tok, tokensMatch } from "./shell/words.ts";
+import { PROTECTED, type ProtectContext } from "./protect.ts";
+import { fileListHit } from "./script_files.ts";
+import { shown, type Tok, tokensMatch } from "./shell/words.ts";
+import { treeOperationRefusal } from "./trees.ts";
 
 /** A word as lease_bash sees it: its glob tokens and its text. */
 export interface FindArg {
@@ -195,4 +199,49 @@ function globTokens(p: string): Tok[] {
     } else out.push({ t: "c", c: ch });
   }
   return out;
+}
+
+/**
+ * `find . -name . -exec rm -rf {} +`: a name test may let a directory through, so a whole-tree
+ * command run by -exec is checked over every starting point of the search.
+ */
+export function findTreeRefusal(after: readonly string[], ctx: ProtectContext): string | null {
+  const first = after.findIndex((t) => t.startsWith("-") || t === "!" || t === "(");
+  const starts = first < 0 ? after : after.slice(0, first);
+  const roots = starts.length ? starts : ["."];
+  for (let k = 0; k < after.length; k++) {
+    if (!FIND_ACTIONS.has(after[k]!) || !after[k]!.match(/^-(exec|execdir|ok|okdir)$/)) continue;
+    const end = after.findIndex((t, j) => j > k && (t === ";" || t === "+"));
+    const command = after.slice(k + 1, end < 0 ? after.length : end);
+    if (!command.includes("{}")) continue;
+    for (const r of roots) {
+      const why = treeOperationRefusal(command.map((t) => t.replaceAll("{}", r)), ctx);
+      if (why) return `find ${after[k]} would run it on what it finds: ${why}`;
+    }
+  }
+  return null;
+}
+
+/** Programs that take the list of files to read from a file or stdin, which the gate cannot see. */
+export function fileListRefusal(name: string, after: readonly string[], ctx: ProtectContext): string | null {
+  const listed = (value: string | undefined, option: string): string | null => {
+    if (value === undefined || value === "-" || value.startsWith("/dev/") || value.startsWith("/proc/")) return `${name} ${option} reads the names of the files to take from input longrun cannot see; name the files`;
+    const hit = fileListHit(value, ctx);
+    return hit ? `${name} ${option} ${shown(value)}: ${hit}` : null;
+  };
+  if (name === "cpio" && after.some((t) => /^-[a-zA-Z]*[op]/.test(t) || t === "--create" || t === "--pass-through")) return "cpio copies the files named on its input, which longrun cannot see; use tar with the files named";
+  if (name === "zip" && after.some((t) => t === "-@" || t === "--names-stdin")) return "zip -@ reads the names of the files to take from input longrun cannot see; name the files";
+  for (let k = 0; k < after.length; k++) {
+    const t = after[k]!;
+    if ((name === "tar" && (t === "-T" || t === "--files-from")) || (name === "rsync" && t === "--files-from")) {
+      const why = listed(after[k + 1], t);
+      if (why) return why;
+    }
+    const eq = /^--files-from=(.*)$/.exec(t) ?? (name === "tar" ? /^-T(.+)$/.exec(t) : null);
+    if (eq && (name === "tar" || name === "rsync")) {
+      const why = listed(eq[1], "--files-from");
+      if (why) return why;
+    }
+  }
+  return null;
 }
