@@ -107,7 +107,7 @@ export function createMcpServer(options: McpOptions): Server {
     }
     const tool = byName.get(params.name);
     if (!tool) throw unknownTool(params.name, wording.offered);
-    const names = severalRoots ? [...Object.keys(tool.params), "root"] : Object.keys(tool.params);
+    const names = severalRoots ? [...Object.keys(tool.input.schema.entries), "root"] : Object.keys(tool.input.schema.entries);
     const args = checkArguments(tool.name, params.arguments, names);
     const answer = await call(tool.method, args);
     if (answer.error) {

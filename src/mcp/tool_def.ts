@@ -1,9 +1,11 @@
 /**
  * What an MCP tool is here: a definition written for the model that reads it on every request
  * (its own name, description, described parameters and output schema), mapped onto one agent-side
- * protocol method. The protocol's valibot schemas still validate every call; these JSON Schemas
- * say what the model may send (a subset of the method's params) and what comes back.
+ * protocol method. Its parameters are a pick of that method's valibot params, so the JSON Schema
+ * the model reads is derived from the schema that validates the call (scripts/gen_mcp_schemas.ts
+ * writes src/mcp/generated/input_schemas.ts); the descriptions are written here, for the model.
  */
+import * as v from "valibot";
 
 /** A JSON Schema object (draft 2020-12, the subset MCP clients read). */
 export type JsonSchema = Record<string, unknown>;
@@ -23,19 +25,53 @@ export interface Hints {
 /** Named sets a tool belongs to; `all` holds every tool and is not listed per tool. */
 export type SetName = "default" | "research";
 
+/**
+ * One parameter as the model reads it: a description that carries an example, or, where the
+ * JSON Schema the model sees is deliberately not the one derived from valibot, that schema too,
+ * with the reason (src/mcp/input_schema.ts explains the derivation).
+ */
+export type ParamText = string | { description: string; shown: JsonSchema; why: string };
+
+// deno-lint-ignore no-explicit-any
+type ParamsSchema = v.StrictObjectSchema<v.ObjectEntries, any>;
+
+/** The parameters a tool takes: a pick of its method's params, each described for the model. */
+export interface ToolInput {
+  /** The method's valibot params, picked to what the model may send (in the order it reads them). */
+  schema: ParamsSchema;
+  describe: Record<string, ParamText>;
+  /** Params the method takes optionally (the host may omit them) that the model must always send. */
+  alsoRequired: string[];
+}
+
 export interface ToolDef {
   /** The MCP name (letters, digits, `_`). */
   name: string;
   /** The protocol method it calls (agent side only). */
   method: string;
   description: string;
-  /** The parameters the model may send, each with a description that carries an example. */
-  params: Record<string, JsonSchema>;
-  required?: string[];
+  /** The parameters the model may send. */
+  input: ToolInput;
   /** The schema of `structuredContent` on success. */
   output: JsonSchema;
   hints: Hints;
   sets: SetName[];
+}
+
+/**
+ * A tool's parameters: the entries of the method's `params` named in `describe`, in its order.
+ * @example
+ * pickParams(S.memorySearch, { query: 'Words to find, e.g. "login timeout"' })
+ */
+export function pickParams<E extends v.ObjectEntries, K extends keyof E & string>(
+  // deno-lint-ignore no-explicit-any
+  schema: v.StrictObjectSchema<E, any>,
+  describe: Record<K, ParamText>,
+  alsoRequired: NoInfer<K>[] = [],
+): ToolInput {
+  // v.pick's type wants at least one key; a tool may take none of its method's params
+  const keys = Object.keys(describe) as unknown as v.ObjectKeys<typeof schema>;
+  return { schema: v.pick(schema, keys) as unknown as ParamsSchema, describe, alsoRequired };
 }
 
 // Hint presets.
@@ -45,15 +81,6 @@ export const ADDS: Hints = { readOnly: false, destructive: false, idempotent: fa
 export const SETTLES: Hints = { readOnly: false, destructive: false, idempotent: true };
 /** Can end a task or a run for good. */
 export const ENDS: Hints = { readOnly: false, destructive: true, idempotent: false };
-
-// Parameter builders: every parameter has a description, and the description an example.
-export const str = (description: string): JsonSchema => ({ type: "string", description });
-export const int = (description: string, minimum = 1): JsonSchema => ({ type: "integer", minimum, description });
-export const num = (description: string): JsonSchema => ({ type: "number", minimum: 0, description });
-export const bool = (description: string): JsonSchema => ({ type: "boolean", description });
-export const list = (description: string, items: JsonSchema = { type: "string" }): JsonSchema => ({ type: "array", items, description });
-export const oneOf = (values: readonly string[], description: string): JsonSchema => ({ type: "string", enum: [...values], description });
-export const object = (description: string): JsonSchema => ({ type: "object", description });
 
 // Output builders: types of what comes back (extra fields are allowed; listed ones are checked).
 export const STRING: JsonSchema = { type: "string" };

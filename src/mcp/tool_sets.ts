@@ -4,6 +4,7 @@
  * or a comma list mixing set and tool names (`default,task_transition`). Host-side methods are in
  * no table, so no spelling of `--tools` can reach them.
  */
+import { INPUT_SCHEMAS } from "./generated/input_schemas.ts";
 import type { JsonSchema, ToolDef } from "./tool_def.ts";
 import { deliverableTools } from "./tools_deliverables.ts";
 import { runTools } from "./tools_runs.ts";
@@ -63,18 +64,20 @@ export interface ListedTool {
 }
 
 /**
- * A tool as tools/list shows it. `withRoot`: the server serves several roots. Kept lean, since a
+ * A tool as tools/list shows it, its inputSchema from src/mcp/generated/. `withRoot`: the server serves several roots. Kept lean, since a
  * client sends the list with every model request: no display title (the name reads well), no
  * `additionalProperties: false` (an unknown argument is refused by name anyway), and for a
  * read-only tool no destructive or idempotent hint (the spec gives them meaning only when
  * readOnlyHint is false). openWorldHint is always false: longrun reaches nothing outside the project.
  */
 export function listed(t: ToolDef, withRoot: boolean): ListedTool {
-  const properties = withRoot ? { ...t.params, root: ROOT_PARAM } : t.params;
+  const input = INPUT_SCHEMAS[t.name];
+  if (!input) throw new Error(`MCP tool ${t.name} has no generated inputSchema: run bun scripts/gen_mcp_schemas.ts`);
+  const properties = withRoot ? { ...input.properties, root: ROOT_PARAM } : input.properties;
   return {
     name: t.name,
     description: t.description,
-    inputSchema: { type: "object", properties, ...(t.required?.length ? { required: t.required } : {}) },
+    inputSchema: { type: "object", properties, ...(input.required ? { required: input.required } : {}) },
     outputSchema: t.output as JsonSchema & { type: "object" },
     annotations: t.hints.readOnly
       ? { readOnlyHint: true, openWorldHint: false }

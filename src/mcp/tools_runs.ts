@@ -3,30 +3,32 @@
  * effects recorded before and after (receipts), budgets. Part two is tools_deliverables.ts.
  */
 import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
+import { L } from "../rpc/ledger_schemas.ts";
 import {
-  ARRAY, ADDS, BOOLEAN, bool, BUDGET, ENDS, INTEGER, int, list, listOf, nullable, num, OBJECT, object, oneOf, READS, RECEIPT, RUN, STRING, SETTLES, shape, str,
-  type JsonSchema, type ToolDef,
+  ADDS, ARRAY, BOOLEAN, BUDGET, ENDS, INTEGER, listOf, nullable, OBJECT, type ParamText, pickParams, READS, RECEIPT, RUN, SETTLES, shape, STRING,
+  type ToolDef,
 } from "./tool_def.ts";
 
 export const RESEARCH: ToolDef["sets"] = ["research"];
 
-export const runId = str('The run, e.g. "R_0001"');
-export const epoch = int("Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1");
-const owner = str('Who runs it: a name for this executor, e.g. "worker-1"');
-export const strings = (what: string, example: string) => list(`${what}, e.g. ${example}`);
+export const runId = 'The run, e.g. "R_0001"';
+export const epoch = "Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1";
+const owner = 'Who runs it: a name for this executor, e.g. "worker-1"';
+export const strings = (what: string, example: string) => `${what}, e.g. ${example}`;
 
-const amounts: Record<string, JsonSchema> = {
-  requests: num("Model requests, e.g. 1"),
-  input_tokens: num("Input tokens, e.g. 1200"),
-  output_tokens: num("Output tokens, e.g. 300"),
-  tool_calls: num("Tool calls, e.g. 2"),
-  cost: num("Cost in your currency unit, e.g. 0.04"),
-};
+const amounts = {
+  requests: "Model requests, e.g. 1",
+  input_tokens: "Input tokens, e.g. 1200",
+  output_tokens: "Output tokens, e.g. 300",
+  tool_calls: "Tool calls, e.g. 2",
+  cost: "Cost in your currency unit, e.g. 0.04",
+} satisfies Record<(typeof BUDGET_DIMENSIONS)[number], string>;
 
-const budgetParam = (what: string) =>
-  object(
-    `${what}: limits per dimension (${BUDGET_DIMENSIONS.join(", ")}), optional deadline (ISO time) and wall_seconds; {} means no limits, e.g. {"requests": 50, "cost": 2}`,
-  );
+const budgetParam = (what: string): ParamText => ({
+  description: `${what}: limits per dimension (${BUDGET_DIMENSIONS.join(", ")}), optional deadline (ISO time) and wall_seconds; {} means no limits, e.g. {"requests": 50, "cost": 2}`,
+  shown: { type: "object" },
+  why: "its fields are named in the description; listing them as properties would double the run tools' size",
+});
 
 export const runTools: ToolDef[] = [
   {
@@ -34,17 +36,16 @@ export const runTools: ToolDef[] = [
     method: "run.start",
     description:
       "Ask for a research run of the current task: what it may use and its budget. It is a request (status requested) until the user approves it, maybe narrowed; until then it begins nothing (check with run_get). Ownership number (epoch) 1.",
-    params: {
+    input: pickParams(L.runStart, {
       owner,
       tools: strings("Tools the run may use", '["web_search", "fetch"]'),
       sources: strings('Sources it may consult (exact; "*" for any)', '["https://arxiv.org/abs/2401.01234"]'),
       send: strings("Providers it may send data to", '["openai"]'),
-      reason: str('Why, for the user, e.g. "compare the two funds"'),
+      reason: 'Why, for the user, e.g. "compare the two funds"',
       scope: strings("What it covers", '["2020-2025 papers"]'),
       budget: budgetParam("Its budget"),
       constraints: strings("The user's constraints, verbatim", '["no paywalled sources"]'),
-    },
-    required: ["owner"],
+    }),
     output: shape({ run: RUN }),
     hints: ADDS,
     sets: RESEARCH,
@@ -53,8 +54,7 @@ export const runTools: ToolDef[] = [
     name: "run_get",
     method: "run.get",
     description: "Observe a run without touching it (after a reconnect): status, owner, question, budget, effects of unknown outcome, open items, events.",
-    params: { run_id: runId },
-    required: ["run_id"],
+    input: pickParams(L.runId, { run_id: runId }),
     output: shape({ run: RUN, question: STRING, budget: BUDGET, unknown_receipts: ARRAY, open_items: ARRAY, events: ARRAY }),
     hints: READS,
     sets: RESEARCH,
@@ -63,10 +63,10 @@ export const runTools: ToolDef[] = [
     name: "run_list",
     method: "run.list",
     description: "The runs of the current task (or of every task), with status, owner, budget and open items, and the total spend.",
-    params: {
-      task_id: str('Another task\'s runs, e.g. "T_20261130_120000_ab12"'),
-      all_tasks: bool("true for the runs of every task, e.g. true"),
-    },
+    input: pickParams(L.runList, {
+      task_id: 'Another task\'s runs, e.g. "T_20261130_120000_ab12"',
+      all_tasks: "true for the runs of every task, e.g. true",
+    }),
     output: shape({ task_id: nullable(STRING), runs: listOf(RUN), total: OBJECT }),
     hints: READS,
     sets: RESEARCH,
@@ -76,8 +76,7 @@ export const runTools: ToolDef[] = [
     method: "run.claim",
     description:
       "Take over a run after a crash, under a new ownership number: the old owner's writes are refused from now on; effects it began but never settled become unknown (check them, never just redo them).",
-    params: { run_id: runId, owner },
-    required: ["run_id", "owner"],
+    input: pickParams(L.runClaim, { run_id: runId, owner }),
     output: shape({ run: RUN, newly_unknown: listOf(RECEIPT) }),
     hints: ADDS,
     sets: RESEARCH,
@@ -87,17 +86,16 @@ export const runTools: ToolDef[] = [
     method: "run.continue",
     description:
       "Ask to continue an ended run in a new one in the current task: same or narrower permissions, a budget of its own, the parent's unknown effects as open items. A request until the user approves it.",
-    params: {
-      parent_run_id: str('The run to continue, e.g. "R_0001"'),
+    input: pickParams(L.runContinue, {
+      parent_run_id: 'The run to continue, e.g. "R_0001"',
       owner,
       budget: budgetParam("The new run's budget (required; the parent's spend is not inherited)"),
       tools: strings("Narrower tool list (default: the parent's)", '["fetch"]'),
       sources: strings("Narrower source list (default: the parent's)", '["https://arxiv.org/abs/2401.01234"]'),
       send: strings("Narrower list of providers to send data to (default: the parent's)", '["openai"]'),
       scope: strings("Narrower scope (default: the parent's)", '["2024 papers"]'),
-      reason: str('Why more is needed, for the user, e.g. "two sources left"'),
-    },
-    required: ["parent_run_id", "owner", "budget"],
+      reason: 'Why more is needed, for the user, e.g. "two sources left"',
+    }),
     output: shape({ run: RUN, open_items: ARRAY }),
     hints: ADDS,
     sets: RESEARCH,
@@ -106,14 +104,13 @@ export const runTools: ToolDef[] = [
     name: "run_checkpoint",
     method: "run.checkpoint",
     description: "Save the run's working summary: what is settled and what is still open. run_get and run_claim return the newest.",
-    params: {
+    input: pickParams(L.runCheckpoint, {
       run_id: runId,
       epoch,
       settled: strings("Facts established", '["3 of 5 sources read"]'),
       open: strings("Questions still open", '["compare with the 2023 survey"]'),
-      note: str('Anything else, e.g. "source 4 was down"'),
-    },
-    required: ["run_id", "epoch", "settled", "open"],
+      note: 'Anything else, e.g. "source 4 was down"',
+    }),
     output: shape({ checkpoint: shape({ epoch: INTEGER, settled: ARRAY, open: ARRAY }) }),
     hints: ADDS,
     sets: RESEARCH,
@@ -122,13 +119,12 @@ export const runTools: ToolDef[] = [
     name: "run_park",
     method: "run.park",
     description: "Set a running run aside while it waits for something outside. Nothing wakes it by itself: run_wake does.",
-    params: {
+    input: pickParams(L.runPark, {
       run_id: runId,
       epoch,
-      waiting_for: str('What it waits for, e.g. "the user\'s API key"'),
-      for_user: bool("true when it waits for the user: then only the user wakes it, with the answer, e.g. true"),
-    },
-    required: ["run_id", "epoch", "waiting_for"],
+      waiting_for: 'What it waits for, e.g. "the user\'s API key"',
+      for_user: "true when it waits for the user: then only the user wakes it, with the answer, e.g. true",
+    }),
     output: shape({ run: RUN }),
     hints: ADDS,
     sets: RESEARCH,
@@ -137,8 +133,8 @@ export const runTools: ToolDef[] = [
     name: "run_wake",
     method: "run.wake",
     description: "Wake a parked run; it keeps its identity, recorded effects and budget. A run parked for the user is woken by the user only (the answer is then on run_get).",
-    params: { run_id: runId, epoch, reason: str('What changed, e.g. "key received"') },
-    required: ["run_id", "epoch"],
+    // the host may wake a run without the epoch; the model always names its ownership
+    input: pickParams(L.runWake, { run_id: runId, epoch, reason: 'What changed, e.g. "key received"' }, ["epoch"]),
     output: shape({ run: RUN }),
     hints: ADDS,
     sets: RESEARCH,
@@ -147,14 +143,13 @@ export const runTools: ToolDef[] = [
     name: "run_yield",
     method: "run.yield",
     description: "Record that the current model request was stopped so the next one takes in the user's adjustment. The run keeps running (this is not a cancel).",
-    params: {
+    input: pickParams(L.runYield, {
       run_id: runId,
       epoch,
-      reason: str('Why, e.g. "the user narrowed the question"'),
-      request_id: str('The stopped request\'s receipt, e.g. "RC_0007"'),
-      adjustment_id: str('The adjustment it yields to, e.g. "ADJ_0001"'),
-    },
-    required: ["run_id", "epoch", "reason"],
+      reason: 'Why, e.g. "the user narrowed the question"',
+      request_id: 'The stopped request\'s receipt, e.g. "RC_0007"',
+      adjustment_id: 'The adjustment it yields to, e.g. "ADJ_0001"',
+    }),
     output: shape({ run: RUN }),
     hints: ADDS,
     sets: RESEARCH,
@@ -163,8 +158,7 @@ export const runTools: ToolDef[] = [
     name: "run_cancel",
     method: "run.cancel",
     description: "Stop the whole run because the user asked to (recorded as a cancel, not a yield). It cannot be resumed.",
-    params: { run_id: runId, epoch, reason: str('The user\'s reason, e.g. "no longer needed"') },
-    required: ["run_id", "epoch", "reason"],
+    input: pickParams(L.runCancel, { run_id: runId, epoch, reason: 'The user\'s reason, e.g. "no longer needed"' }, ["epoch"]),
     output: shape({ run: RUN }),
     hints: ENDS,
     sets: RESEARCH,
@@ -173,14 +167,13 @@ export const runTools: ToolDef[] = [
     name: "run_finish",
     method: "run.finish",
     description: "End a run with its outcome and the gaps still open (finishing never claims the gaps are closed).",
-    params: {
+    input: pickParams(L.runFinish, {
       run_id: runId,
       epoch,
-      outcome: str('What the run produced, e.g. "report v2 saved"'),
+      outcome: 'What the run produced, e.g. "report v2 saved"',
       gaps: strings("What is still missing", '["no data for 2025"]'),
-      status: oneOf(["finished", "failed"], 'How it ended (default "finished"), e.g. "failed"'),
-    },
-    required: ["run_id", "epoch", "outcome"],
+      status: 'How it ended (default "finished"), e.g. "failed"',
+    }),
     output: shape({ run: RUN }),
     hints: ENDS,
     sets: RESEARCH,
@@ -190,18 +183,21 @@ export const runTools: ToolDef[] = [
     method: "receipt.begin",
     description:
       "Record a tool call (or a model request, or a child run: kind) before you make it (give args or args_digest). If the same idempotency_key already completed, its recorded result comes back with replayed: true: do not run it again.",
-    params: {
+    input: pickParams(L.receiptBegin, {
       run_id: runId,
       epoch,
-      tool: str('The tool you will call, e.g. "fetch"'),
-      kind: oneOf(["tool_call", "model_request", "child_run"], 'What it is (default "tool_call"; a model request counts as a request), e.g. "model_request"'),
-      idempotency_key: str('Stable across retries of the same effect, e.g. "fetch:https://example.org/a"'),
-      args: object('The call\'s arguments (hashed here), e.g. {"url": "https://example.org/a"}'),
-      args_digest: str('Or the sha256 hex of them, e.g. "9f86d081884c7d65…"'),
-      source: str('The source it reads, if any (must be in the run\'s sources), e.g. "https://example.org/a"'),
-      send_to: str('The provider it sends data to, if any (must be in the run\'s send), e.g. "openai"'),
-    },
-    required: ["run_id", "epoch", "tool", "idempotency_key"],
+      tool: 'The tool you will call, e.g. "fetch"',
+      kind: 'What it is (default "tool_call"; a model request counts as a request), e.g. "model_request"',
+      idempotency_key: 'Stable across retries of the same effect, e.g. "fetch:https://example.org/a"',
+      args: {
+        description: 'The call\'s arguments (hashed here), e.g. {"url": "https://example.org/a"}',
+        shown: { type: "object" },
+        why: "the protocol hashes any JSON value; valibot's unknown has no type to show, and a tool's arguments are an object",
+      },
+      args_digest: 'Or the sha256 hex of them, e.g. "9f86d081884c7d65…"',
+      source: 'The source it reads, if any (must be in the run\'s sources), e.g. "https://example.org/a"',
+      send_to: 'The provider it sends data to, if any (must be in the run\'s send), e.g. "openai"',
+    }),
     output: shape({ receipt: RECEIPT, replayed: BOOLEAN }),
     hints: ADDS,
     sets: RESEARCH,
@@ -210,16 +206,15 @@ export const runTools: ToolDef[] = [
     name: "receipt_settle",
     method: "receipt.settle",
     description: "Record how a recorded tool call ended: completed (with where its result is) or failed (with the error). An unknown one needs evidence.",
-    params: {
+    input: pickParams(L.receiptSettle, {
       run_id: runId,
       epoch,
-      receipt_id: str('From receipt_begin, e.g. "RC_0003"'),
-      outcome: oneOf(["completed", "failed"], 'e.g. "completed"'),
-      result_ref: str('Where the result is (needed for completed), e.g. "C_0002"'),
-      error: str('What went wrong (for failed), e.g. "HTTP 503"'),
-      evidence: str('How you know, for an effect whose outcome was unknown, e.g. "the page exists at …"'),
-    },
-    required: ["run_id", "epoch", "receipt_id", "outcome"],
+      receipt_id: 'From receipt_begin, e.g. "RC_0003"',
+      outcome: 'e.g. "completed"',
+      result_ref: 'Where the result is (needed for completed), e.g. "C_0002"',
+      error: 'What went wrong (for failed), e.g. "HTTP 503"',
+      evidence: 'How you know, for an effect whose outcome was unknown, e.g. "the page exists at …"',
+    }),
     output: shape({ receipt: RECEIPT }),
     hints: SETTLES,
     sets: RESEARCH,
@@ -228,8 +223,7 @@ export const runTools: ToolDef[] = [
     name: "receipt_list",
     method: "receipt.list",
     description: "A run's recorded tool calls, optionally only those with one status (unknown ones stay until settled with evidence).",
-    params: { run_id: runId, status: oneOf(["begun", "completed", "failed", "unknown"], 'e.g. "unknown"') },
-    required: ["run_id"],
+    input: pickParams(L.receiptList, { run_id: runId, status: 'e.g. "unknown"' }),
     output: shape({ receipts: listOf(RECEIPT) }),
     hints: READS,
     sets: RESEARCH,
@@ -239,14 +233,17 @@ export const runTools: ToolDef[] = [
     method: "budget.charge",
     description:
       "Record what was spent (always, also past a limit). An amount you do not know: unknown: true (or a list of dimensions); it counts as unknown, never zero, until budget_reconcile.",
-    params: {
+    input: pickParams(L.budgetCharge, {
       run_id: runId,
       epoch,
       ...amounts,
-      unknown: { type: ["boolean", "array"], items: { type: "string" }, description: 'true, or the dimensions whose amount is unknown, e.g. ["cost"]' },
-      note: str('What it was for, e.g. "search round 3"'),
-    },
-    required: ["run_id", "epoch"],
+      unknown: {
+        description: 'true, or the dimensions whose amount is unknown, e.g. ["cost"]',
+        shown: { type: ["boolean", "array"], items: { type: "string" } },
+        why: "valibot's union of true-or-list is an anyOf; one type list says it in fewer tokens (the dimensions are in the description)",
+      },
+      note: 'What it was for, e.g. "search round 3"',
+    }),
     output: shape({ charge_id: STRING, budget: BUDGET }),
     hints: ADDS,
     sets: RESEARCH,
@@ -255,14 +252,13 @@ export const runTools: ToolDef[] = [
     name: "budget_reconcile",
     method: "budget.reconcile",
     description: "Record what a charge of unknown amount really cost, with evidence; the original record is kept.",
-    params: {
+    input: pickParams(L.budgetReconcile, {
       run_id: runId,
       epoch,
-      charge_id: str('The unknown charge, e.g. "CH_0004"'),
+      charge_id: 'The unknown charge, e.g. "CH_0004"',
       ...amounts,
-      evidence: str('Where the amount comes from, e.g. "provider invoice line 12"'),
-    },
-    required: ["run_id", "epoch", "charge_id", "evidence"],
+      evidence: 'Where the amount comes from, e.g. "provider invoice line 12"',
+    }),
     output: shape({ budget: BUDGET }),
     hints: SETTLES,
     sets: RESEARCH,
@@ -271,8 +267,7 @@ export const runTools: ToolDef[] = [
     name: "budget_status",
     method: "budget.status",
     description: "A run's limits, spend, unknown charges, what remains (null where uncertain), time left, and whether new effects are allowed.",
-    params: { run_id: runId },
-    required: ["run_id"],
+    input: pickParams(L.runId, { run_id: runId }),
     output: shape({ budget: BUDGET }),
     hints: READS,
     sets: RESEARCH,

@@ -1,10 +1,11 @@
 /**
  * The task, write-approval and memory tools: the default set a coding agent uses, plus the rarer
- * task tools of `--tools all`. Descriptions are written for the model; the table is checked
- * against the protocol's schemas by tests/mcp/definitions.test.ts.
+ * task tools of `--tools all`. Descriptions are written for the model; each tool's params are a
+ * pick of its method's valibot params (tests/mcp/tool_list.test.ts checks they are the method's own).
  */
-import { TASK_STATUSES } from "../core/status.ts";
-import { ARRAY, ADDS, BOOLEAN, ENDS, INTEGER, int, list, listOf, nullable, OBJECT, oneOf, READS, STRING, shape, str, TASK, type ToolDef } from "./tool_def.ts";
+import { L } from "../rpc/ledger_schemas.ts";
+import { S } from "../rpc/schemas.ts";
+import { ADDS, ARRAY, BOOLEAN, ENDS, INTEGER, listOf, nullable, OBJECT, pickParams, READS, shape, STRING, TASK, type ToolDef } from "./tool_def.ts";
 
 const CODING: ToolDef["sets"] = ["default", "research"];
 
@@ -14,7 +15,7 @@ export const taskTools: ToolDef[] = [
     method: "task.status",
     description:
       "The current task (null if none): the user's request, status, next step, whether changes are approved in this turn.",
-    params: {},
+    input: pickParams(S.taskStatus, {}),
     output: shape({ task: nullable(OBJECT), pending_checkpoint: nullable(OBJECT), runs: ARRAY }),
     hints: READS,
     sets: CODING,
@@ -24,10 +25,7 @@ export const taskTools: ToolDef[] = [
     method: "task.start",
     description:
       "Start a task for a new user request and make it current. Searches project memory first; returns related memories. Changes start unapproved.",
-    params: {
-      description: str('The user\'s request in their words, e.g. "Fix the flaky login test"'),
-    },
-    required: ["description"],
+    input: pickParams(L.taskStart, { description: 'The user\'s request in their words, e.g. "Fix the flaky login test"' }),
     output: shape({ task: OBJECT, memories: ARRAY }),
     hints: ADDS,
     sets: CODING,
@@ -37,7 +35,7 @@ export const taskTools: ToolDef[] = [
     method: "task.resume",
     description:
       "Continue the current task after a pause, restart or lost context: a new turn, changes unapproved. Returns the task and recent memories.",
-    params: {},
+    input: pickParams(S.taskResume, {}),
     output: shape({ task: OBJECT, memories: ARRAY }),
     hints: ADDS,
     sets: CODING,
@@ -47,8 +45,7 @@ export const taskTools: ToolDef[] = [
     method: "writes.require",
     description:
       "Call before every change (file edit, command that writes), naming it. ok: true if the user approved it in this turn; else an error saying what to do.",
-    params: { action: str('The change, e.g. "edit src/login.ts"') },
-    required: ["action"],
+    input: pickParams(S.writesRequire, { action: 'The change, e.g. "edit src/login.ts"' }),
     output: shape({ ok: BOOLEAN, turn: INTEGER }),
     // not read-only: a lapsed approval is revoked, and an approval with a use count records each use
     hints: ADDS,
@@ -59,11 +56,10 @@ export const taskTools: ToolDef[] = [
     method: "writes.request",
     description:
       "Ask the user to approve changes. Recorded, never granted here: the user approves (e.g. types /approve), then writes_require passes.",
-    params: {
-      reason: str('What and why, e.g. "fix the parser null check"'),
-      scope: list('Glob patterns of what you need, e.g. ["src/**"]'),
-    },
-    required: ["reason"],
+    input: pickParams(S.writesRequest, {
+      reason: 'What and why, e.g. "fix the parser null check"',
+      scope: 'Glob patterns of what you need, e.g. ["src/**"]',
+    }),
     output: shape({ requested: BOOLEAN, granted: BOOLEAN }),
     hints: ADDS,
     sets: CODING,
@@ -73,12 +69,15 @@ export const taskTools: ToolDef[] = [
     method: "task.checkpoint",
     description:
       "Save where the task stands to memory, to go on after a restart or context reset. Pauses the task and ends approval unless kind is progress.",
-    params: {
-      summary: str('Done and open, e.g. "Parser fixed; 2 tests fail"'),
-      next_step: str('The next action, e.g. "run the parser tests"'),
-      kind: oneOf(["manual", "progress"], 'progress: keep working; manual (default): pause. e.g. "progress"'),
-    },
-    required: ["summary", "next_step"],
+    input: pickParams(S.taskCheckpoint, {
+      summary: 'Done and open, e.g. "Parser fixed; 2 tests fail"',
+      next_step: 'The next action, e.g. "run the parser tests"',
+      kind: {
+        description: 'progress: keep working; manual (default): pause. e.g. "progress"',
+        shown: { type: "string", enum: ["manual", "progress"] },
+        why: "the protocol takes any short label as kind; the model is offered the two that mean something to it",
+      },
+    }),
     output: shape({ text: STRING, memory_id: STRING, task: OBJECT }),
     hints: ADDS,
     sets: CODING,
@@ -87,7 +86,7 @@ export const taskTools: ToolDef[] = [
     name: "task_finish",
     method: "task.finish",
     description: "Mark the current task completed and save its outcome to memory. Only when the work is done.",
-    params: { summary: str('The outcome, e.g. "Fixed: test raced token refresh"') },
+    input: pickParams(S.taskFinish, { summary: 'The outcome, e.g. "Fixed: test raced token refresh"' }),
     output: shape({ task: OBJECT, memory_id: STRING }),
     hints: ENDS,
     sets: CODING,
@@ -97,11 +96,10 @@ export const taskTools: ToolDef[] = [
     method: "task.transition",
     description:
       "Move the current task to another status: blocked (waiting on something), waiting_verification (done, for the user to check), in_progress, paused or failed. Leaving in_progress ends write approval.",
-    params: {
-      to: oneOf(TASK_STATUSES, 'The new status, e.g. "waiting_verification"'),
-      reason: str('Why, e.g. "done; please review the diff"'),
-    },
-    required: ["to", "reason"],
+    input: pickParams(S.taskTransition, {
+      to: 'The new status, e.g. "waiting_verification"',
+      reason: 'Why, e.g. "done; please review the diff"',
+    }),
     output: shape({ task: TASK }),
     hints: ENDS,
     sets: [],
@@ -110,7 +108,7 @@ export const taskTools: ToolDef[] = [
     name: "task_list",
     method: "task.list",
     description: "Every task of this project, newest first, with its status and which one is current.",
-    params: {},
+    input: pickParams(S.empty, {}),
     output: shape({ tasks: listOf(shape({ task_id: STRING, status: STRING, current: BOOLEAN })) }),
     hints: READS,
     sets: [],
@@ -119,11 +117,10 @@ export const taskTools: ToolDef[] = [
     name: "task_switch",
     method: "task.switch",
     description: "Make another open task current (from task_list). The turn ends; the task switched to starts with writes unapproved.",
-    params: {
-      task_id: str('The task to switch to, e.g. "T_20261130_120000_ab12"'),
-      reason: str('Why, e.g. "back to the parser work"'),
-    },
-    required: ["task_id"],
+    input: pickParams(S.taskSwitch, {
+      task_id: 'The task to switch to, e.g. "T_20261130_120000_ab12"',
+      reason: 'Why, e.g. "back to the parser work"',
+    }),
     output: shape({ task: TASK }),
     hints: ADDS,
     sets: [],
@@ -133,7 +130,7 @@ export const taskTools: ToolDef[] = [
     method: "task.recover",
     description:
       "Rebuild a lost or unreadable task state from the newest checkpoint in project memory; begins a new turn with writes unapproved. Only when task_status reports the state unreadable or missing.",
-    params: {},
+    input: pickParams(S.taskRecover, {}),
     output: shape({ task: nullable(TASK), memory_id: nullable(STRING) }),
     hints: ADDS,
     sets: [],
@@ -146,12 +143,11 @@ export const memoryTools: ToolDef[] = [
     method: "memory.search",
     description:
       "Search project memory (notes, decisions, past checkpoints) before investigating again; memory_get reads a hit in full.",
-    params: {
-      query: str('Words to find, e.g. "login timeout"'),
-      limit: int("Hits per page (default 10, max 50), e.g. 5"),
-      cursor: str('next_cursor of the last page, e.g. "o10"'),
-    },
-    required: ["query"],
+    input: pickParams(S.memorySearch, {
+      query: 'Words to find, e.g. "login timeout"',
+      limit: "Hits per page (default 10, max 50), e.g. 5",
+      cursor: 'next_cursor of the last page, e.g. "o10"',
+    }),
     output: shape({ hits: ARRAY, next_cursor: nullable(STRING) }),
     hints: READS,
     sets: CODING,
@@ -160,8 +156,7 @@ export const memoryTools: ToolDef[] = [
     name: "memory_get",
     method: "memory.get",
     description: "Read one memory record in full.",
-    params: { id: str('Record id, e.g. "S_0012"') },
-    required: ["id"],
+    input: pickParams(S.memoryGet, { id: 'Record id, e.g. "S_0012"' }),
     output: shape({ record: OBJECT }),
     hints: READS,
     sets: CODING,
@@ -170,13 +165,12 @@ export const memoryTools: ToolDef[] = [
     name: "memory_save",
     method: "memory.save",
     description: "Save a note to project memory for later sessions: a finding, decision or pitfall. Returns its id.",
-    params: {
-      type: str('Lowercase label, e.g. "decision"'),
-      title: str('One line, e.g. "Auth uses JWT cookies"'),
-      content: str('The note, e.g. "Chose cookies because…"'),
-      keywords: list('Extra search words, e.g. ["auth"]'),
-    },
-    required: ["type", "title", "content"],
+    input: pickParams(S.memorySave, {
+      type: 'Lowercase label, e.g. "decision"',
+      title: 'One line, e.g. "Auth uses JWT cookies"',
+      content: 'The note, e.g. "Chose cookies because…"',
+      keywords: 'Extra search words, e.g. ["auth"]',
+    }),
     output: shape({ id: STRING, created: BOOLEAN }),
     hints: ADDS,
     sets: CODING,
@@ -185,14 +179,9 @@ export const memoryTools: ToolDef[] = [
     name: "memory_save_many",
     method: "memory.save_many",
     description: "Save up to 1,000 notes in one go (an import); returns their ids in order.",
-    params: {
-      items: list('The notes, each {type, title, content, keywords?}, e.g. [{"type": "note", "title": "CI", "content": "CI runs on push"}]', {
-        type: "object",
-        properties: { type: { type: "string" }, title: { type: "string" }, content: { type: "string" }, keywords: { type: "array", items: { type: "string" } } },
-        required: ["type", "title", "content"],
-      }),
-    },
-    required: ["items"],
+    input: pickParams(S.memorySaveMany, {
+      items: 'The notes, each {type, title, content, keywords?}, e.g. [{"type": "note", "title": "CI", "content": "CI runs on push"}]',
+    }),
     output: shape({ ids: listOf(STRING), count: INTEGER }),
     hints: ADDS,
     sets: [],

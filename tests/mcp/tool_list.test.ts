@@ -83,10 +83,12 @@ describe("the MCP tool list", () => {
       assert.ok(m, `${t.name}: ${t.method} exists`);
       assert.equal(m.side, "agent", `${t.name} maps to an agent-side method`);
       const rpc = toJsonSchema(m.params, { errorMode: "ignore" }) as { properties: Record<string, unknown>; required?: string[] };
-      for (const p of Object.keys(t.params)) assert.ok(p in rpc.properties, `${t.name}.${p} is a param of ${t.method}`);
-      const required = new Set(t.required ?? []);
+      const own = (m.params as unknown as { entries: Record<string, unknown> }).entries;
+      for (const [p, entry] of Object.entries(t.input.schema.entries)) assert.equal(entry, own[p], `${t.name}.${p} is ${t.method}'s own param schema`);
+      const input = listed(t, false).inputSchema as unknown as { properties: Record<string, unknown>; required?: string[] };
+      const required = new Set(input.required ?? []);
       for (const r of rpc.required ?? []) assert.ok(required.has(r), `${t.name} requires ${r}, as ${t.method} does`);
-      for (const r of required) assert.ok(r in t.params, `${t.name} requires a param it lists: ${r}`);
+      for (const r of required) assert.ok(r in input.properties, `${t.name} requires a param it lists: ${r}`);
       if (t.hints.readOnly) assert.equal(m.readOnly, true, `${t.name} says read-only, ${t.method} changes something`);
       if (!m.readOnly) assert.equal(t.hints.readOnly, false, `${t.name}: ${t.method} changes something`);
       assert.equal(t.output.type, "object", `${t.name}'s outputSchema is an object schema`);
