@@ -13,7 +13,7 @@ const argv = process.argv.slice(2);
 // Code's blocking answer (any other status lets the tool run).
 const gating = argv[0] === "hook" && argv[1] === "claude" && (argv[2] === "PreToolUse" || argv[2] === "UserPromptSubmit");
 // A person's command (at a terminal: status, resume, … and hook install) that fails says so in one
-// line, exit 2, with no stack; a server (serve, http, mcp) that cannot start exits 1 (README).
+// line, exit 2, with no stack; a server (serve, http, mcp) that cannot start exits 1 (docs/reliability.md, docs/http.md).
 const PERSON = new Set(["status", "resume", "checkpoint", "finish", "recover", "doctor"]);
 const person = PERSON.has(argv[0] ?? "") || (argv[0] === "hook" && (argv[1] === "install" || argv[1] === "uninstall"));
 const failure = (e: unknown) => {

@@ -1,7 +1,7 @@
 /**
  * Documented limits. At a limit things work; one unit over, the request fails with
  * `limit_exceeded` naming the field, the limit, the actual size and the unit, and nothing is written.
- * The README's "Limits" table is generated from the same numbers (`system.describe` returns them).
+ * The "Limits" table of docs/limits.md is generated from these numbers (scripts/gen_docs.ts; `system.describe` returns them).
  */
 export const LIMITS = {
   /** One JSON-RPC message on stdio (one line), in bytes, newline excluded. */

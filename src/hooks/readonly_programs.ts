@@ -3,7 +3,7 @@
  * allowlist of programs *and* options, never a list of forbidden flags. What is not here is
  * refused (GNU tools also accept abbreviated long options such as `--outp`; those are refused
  * because only exact names are listed). Policy as data: tests iterate over this table, and the
- * README prints it.
+ * generated table of docs/gate.md prints it (scripts/gen_docs.ts).
  *
  * Value kinds: `text` (any literal), `number`, `path` (checked against protected paths),
  * `git_format` (a format without the `%G` signature placeholders, which run gpg), or a list of
@@ -47,7 +47,7 @@ export interface ProgramRule {
   recursive?: { flags: string; long: readonly string[]; follow: string; followLong: readonly string[]; defaultCwd: boolean };
   /** Directory operands are refused: the program reads the files inside them (`diff DIR DIR`). */
   filesOnly?: string;
-  /** One line for the README. */
+  /** One line for the docs (docs/gate.md's generated table). */
   note?: string;
 }
 
