@@ -6,7 +6,7 @@
  * literal paths are resolved (`..`, the working directory, `~`, symlinked parents and targets)
  * before they compare, and a file with several hard links is compared by inode. A glob reaches a
  * protected path when it could match it under bash's rules. Parsing a shell is best effort: the
- * README says which protections the operating system enforces (Claude Code's sandbox) and which
+ * docs/threat-model.md says which protections the operating system enforces (Claude Code's sandbox) and which
  * rest on these checks.
  */
 import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
@@ -33,7 +33,7 @@ const PROCESS_VIEWS = ["cwd", "root", "fd", "fdinfo", "map_files", "exe"];
 
 const SHELL_STARTUP = [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".envrc"];
 
-/** Every protected location. The README's threat model lists the same rows. */
+/** Every protected location. docs/gate.md renders these rows (scripts/gen_docs.ts). */
 export const PROTECTED: readonly ProtectedRule[] = [
   { id: "longrun_state", segments: [[".longrun"]], where: "anywhere", read: true, what: "longrun's state, lock, settings and tokens (.longrun/)" },
   { id: "longrun_memory", segments: [["memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal"]], where: "longrun_root", read: true, what: "longrun's memory database (memory.db)" },
