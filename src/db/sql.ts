@@ -4,8 +4,6 @@
  * and the runtime's own SQLite (`bun:sqlite`, `node:sqlite` under Deno) for the per-call hook,
  * which must not load libSQL's native module. Both open the same `memory.db`.
  */
-import type { Database } from "./database.ts";
-
 export type SqlRow = Record<string, unknown>;
 export type SqlArg = string | number | bigint | null | Uint8Array;
 
@@ -18,18 +16,6 @@ export interface SqlConn extends SqlExec {
   dataVersion?(): Promise<number>;
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back when it throws. */
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
-}
-
-/**
- * A libSQL database as a `SqlConn` for the task state: reads and transactions on the calling
- * thread's connection, never queued behind the writer Worker's memory and ledger writes.
- */
-export function libsqlConn(db: Database): SqlConn {
-  return {
-    run: async (sql, args = []) => (await db.read({ sql, args: [...args] })).rows as unknown as SqlRow[],
-    dataVersion: () => db.dataVersion(),
-    write: (fn) => db.writeHere((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
-  };
 }
 
 /** SQLite's "database is locked" from any of the drivers (libSQL, bun:sqlite, node:sqlite), raw or classified. */

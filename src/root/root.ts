@@ -28,7 +28,7 @@ import { FilePendingStore } from "../store/pending_file.ts";
 import { readCheckpointLang } from "../store/root_settings.ts";
 import { importLegacyState } from "../store/legacy_state.ts";
 import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "../store/root_identity.ts";
-import { libsqlConn } from "../db/sql.ts";
+import { libsqlConn } from "../db/libsql_conn.ts";
 import { DbStateStore } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 
