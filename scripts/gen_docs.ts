@@ -241,7 +241,7 @@ export function renderTools(): string {
   const tools = ((toolsModule as unknown as Record<string, unknown>).TOOLS ?? {}) as Record<string, Row>;
   const decides: Record<string, (r: Row) => string> = {
     read: (r) => `passes unless a path it names is protected${Array.isArray(r.paths) && r.paths.length ? ` (${r.paths.map(String).map(code).join(", ")})` : " (whatever it names is checked like a path)"}`,
-    inert: (r) => (r.forgeCheck ? "passes; denied when it carries the approval line" : "passes"),
+    inert: (r) => `passes, unless a line it carries starts with the approval marker${r.forgeCheck ? ", or it names the approval command itself" : ""}`,
     write: (r) => `needs the turn's lease; never a protected path (${code(String(r.path))})`,
     shell: (r) => (r.background ? "read-only commands only (it outlives the call); run inside `longrun sandbox`" : "read-only commands in read mode, others under the lease; run inside `longrun sandbox`"),
     deny: (r) => `denied: ${String(r.why ?? "")}`,
