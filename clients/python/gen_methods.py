@@ -1,19 +1,34 @@
 """Writes longrun/_methods.py: the protocol's methods as typed Python methods, sync and async.
 
-One table (METHODS below) gives each method its Python name, its wire name, its params with their
-types and its result type; this script writes the same methods twice, once for the threaded and
-HTTP clients (``ContractMethods``) and once for the asyncio clients (``AsyncContractMethods``),
-so the two never drift apart. A test checks that the file is up to date.
+What each method sends comes from ``system.describe``, checked in as methods.json (one method a
+line): which params it takes, which are required, and their types (a string is ``str``, a list of
+strings ``Sequence[str]``, an enum the ``Literal`` of longrun.types with exactly its values, an
+object the ``TypedDict`` OBJECTS names). The tables of method_table.py add only what describe cannot say: each
+method's Python name and docstring, the order of its Python arguments, its result type, and the
+aliases (``progress``, ``recover_from_memory``). The same methods are written twice, once for the
+threaded and HTTP clients (``ContractMethods``) and once for the asyncio clients
+(``AsyncContractMethods``), so the two never drift apart. Tests check that methods.json is what the
+binary describes and that the generated file is what this script writes.
 
-    python3 clients/python/gen_methods.py           # rewrite longrun/_methods.py
-    python3 clients/python/gen_methods.py --check   # exit 1 if it is out of date
+    python3 clients/python/gen_methods.py              # rewrite longrun/_methods.py from methods.json
+    python3 clients/python/gen_methods.py --describe   # first refresh methods.json from dist/longrun ($LONGRUN_BIN)
+    python3 clients/python/gen_methods.py --check      # exit 1 if the generated file is out of date
 """
+import ast
+import glob
+import json
 import os
+import subprocess
 import sys
-from typing import Dict, List, NamedTuple, Optional, Tuple
+import tempfile
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+from method_table import DELIVERABLE_METHODS, RUN_METHODS, TASK_METHODS, M
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "longrun", "_methods.py")
+DESCRIBED = os.path.join(HERE, "methods.json")
+BIN = os.path.abspath(os.environ.get("LONGRUN_BIN") or os.path.join(HERE, "..", "..", "dist", "longrun"))
 
 REQUIRED = object()
 UNSET = object()  # a param that is sent even as None (JSON null) when given, left out when not
@@ -25,184 +40,115 @@ class P(NamedTuple):
     default: object = None  # REQUIRED, None (dropped when None) or UNSET
 
 
-class M(NamedTuple):
+class Typed(NamedTuple):
+    """A method with its Python arguments resolved against describe."""
     py: str
     wire: str
     result: str
     params: Tuple[P, ...]
     doc: str
-    fixed: Tuple[Tuple[str, str], ...] = ()  # params sent with a fixed value (a Python literal)
+    fixed: Tuple[Tuple[str, str], ...] = ()
 
 
-def req(name: str, type_: str) -> P:
-    return P(name, type_, REQUIRED)
+#: The TypedDict of each object param whose fields describe lists (by param name; inside a list: its items).
+OBJECTS = {
+    "bounds": "TaskBounds",
+    "budget": "BudgetLimits",
+    "answer": "HostAnswerIn",
+    "items": "MemoryItem",
+    "attachments": "AttachmentInput",
+}
+
+METHODS: Tuple[M, ...] = TASK_METHODS + RUN_METHODS + DELIVERABLE_METHODS
 
 
-def opt(name: str, type_: str) -> P:
-    return P(name, "Optional[%s]" % type_, None)
+def describe_binary(binary: str = BIN) -> List[Dict[str, Any]]:
+    """``system.describe``'s methods, asked of the binary over stdio in a scratch root."""
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "system.describe"}) + "\n"
+    with tempfile.TemporaryDirectory(prefix="longrun-describe-") as root:
+        out = subprocess.run([binary, "serve", "--root", root], input=request, capture_output=True, text=True, timeout=120, check=True)
+    return list(json.loads(out.stdout.splitlines()[0])["result"]["methods"])
 
 
-STRS = "Sequence[str]"
-BUDGET = "BudgetLimits"
-AMOUNTS = tuple(opt(d, "float") for d in ("requests", "input_tokens", "output_tokens", "tool_calls", "cost"))
-
-METHODS: Tuple[M, ...] = (
-    # -- system ---------------------------------------------------------------------------------
-    M("describe", "system.describe", "DescribeResult", (),
-      "Versions, every method with its side and params schema, the limits and the error codes."),
-    # -- tasks ----------------------------------------------------------------------------------
-    M("start_task", "task.start", "TaskStartResult",
-      (req("description", "str"), opt("keywords", STRS), opt("constraints", STRS), opt("desired_outcome", "str"), opt("bounds", "TaskBounds")),
-      "Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1).\n"
-      "Host: ``constraints`` and ``desired_outcome`` (verbatim) and ``bounds`` are the task's own terms; its runs never exceed them."),
-    M("status", "task.status", "TaskStatusResult", (opt("task_id", "str"),),
-      "The current task (or another by ``task_id``; ``task`` is None when there is none), its pending checkpoint and runs."),
-    M("list_tasks", "task.list", "TaskListResult", (),
-      "Every task of the root, newest first, with which one is current."),
-    M("switch_task", "task.switch", "TaskResult", (req("task_id", "str"), opt("reason", "str")),
-      "Makes another open task current; the turn ends and the task switched to starts read-only."),
-    M("transition", "task.transition", "TaskResult", (req("to", "TaskStatus"), req("reason", "str"), opt("task_id", "str")),
-      "A whitelisted status change; leaving in_progress revokes the lease (TransitionError otherwise)."),
-    M("checkpoint", "task.checkpoint", "CheckpointResult",
-      (req("summary", "str"), req("next_step", "str"), opt("phase", "str"), opt("kind", "str"), opt("data", "Mapping[str, Any]"), opt("lang", "CheckpointLang")),
-      "Saved to memory before it is shown: returns ``text`` (with its machine line), ``memory_id`` and the task.\n\n"
-      "A pause checkpoint (the default) pauses the task and ends the lease: use it when the turn or the\n"
-      "conversation ends. ``kind=\"progress\"`` keeps the task running and the lease standing (see ``progress``).\n"
-      "``data`` is your own state (a JSON object, at most 16,384 characters as JSON), given back by\n"
-      "``resume`` and ``recover``; omitted, the last checkpoint's data carries on. ``lang``: en, zh or ko."),
-    M("progress", "task.checkpoint", "CheckpointResult",
-      (req("summary", "str"), req("next_step", "str"), opt("data", "Mapping[str, Any]"), opt("phase", "str"), opt("lang", "CheckpointLang")),
-      "A progress checkpoint: saved like any checkpoint (memory first), but the task keeps running and the\n"
-      "lease stands. Use it every few steps of a loop, with ``data`` holding where the loop is.",
-      fixed=(("kind", '"progress"'),)),
-    M("resume", "task.resume", "ResumeResult", (opt("message_id", "str"),),
-      "A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``.\n"
-      "``message_id``: the user message's id; the message that began the current turn begins no second one."),
-    M("recover", "task.recover", "RecoverResult", (opt("force", "bool"),),
-      "Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."),
-    M("recover_from_memory", "task.recover", "RecoverResult", (opt("force", "bool"),),
-      "The same as ``recover`` (the name earlier clients used)."),
-    M("finish", "task.finish", "FinishResult", (opt("summary", "str"), opt("task_id", "str"), opt("cancel_runs", "bool")),
-      "Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."),
-    # -- turns and the write lease --------------------------------------------------------------
-    M("begin_turn", "turn.begin", "TaskResult", (opt("reason", "str"), opt("message_id", "str")),
-      "Host: a new user message began; the turn advances and any lease is revoked. ``message_id``: the\n"
-      "message's id; a message that already began this turn (here or by ``resume``) begins no second one."),
-    M("end_turn", "turn.end", "TaskResult", (opt("reason", "str"),),
-      "Host: the turn is over; the lease is revoked (the turn number stays)."),
-    M("enable_writes", "writes.enable", "GrantResult",
-      (req("reason", "str"), opt("scope", STRS), opt("ttl_seconds", "int"), opt("max_uses", "int")),
-      "Host: grants a write lease for the current turn only."),
-    M("request_writes", "writes.request", "RequestResult", (req("reason", "str"), opt("scope", STRS)),
-      "Asks the host for a lease; recorded, never granted by itself."),
-    M("require_writable", "writes.require", "GateResult", (req("action", "str"),),
-      "The gate check: returns when a lease of this turn covers ``action``, raises WriteGateViolation otherwise."),
-    # -- memory ---------------------------------------------------------------------------------
-    M("save_memory", "memory.save", "MemorySaveResult", (req("type", "str"), req("title", "str"), req("content", "str"), opt("keywords", STRS)),
-      "Saves one memory record; returns its id."),
-    M("save_memories", "memory.save_many", "MemorySaveManyResult", (req("items", "Sequence[MemoryItem]"),),
-      "Saves up to 1,000 records in one transaction; their ids in order."),
-    M("search_memory", "memory.search", "MemorySearchResult",
-      (req("query", "str"), opt("limit", "int"), opt("type", "str"), opt("cursor", "str")),
-      "Full-text search (English, Chinese, Korean); pages carry ``next_cursor``."),
-    M("get_memory", "memory.get", "MemoryGetResult", (req("id", "str"),),
-      "One memory record, whole body included."),
-    # -- runs -----------------------------------------------------------------------------------
-    M("start_run", "run.start", "RunResult",
-      (req("owner", "str"), opt("tools", STRS), opt("sources", STRS), opt("send", STRS), opt("scope", STRS), opt("budget", BUDGET),
-       opt("constraints", STRS), opt("reason", "str")),
-      "Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.\n"
-      "From the host it is granted at once; from the agent side it is ``requested`` until the host grants it."),
-    M("get_run", "run.get", "RunGetResult", (req("run_id", "str"),),
-      "Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."),
-    M("claim_run", "run.claim", "RunClaimResult", (req("run_id", "str"), req("owner", "str")),
-      "Same-run recovery: a new epoch; receipts begun but not settled become unknown."),
-    M("continue_run", "run.continue", "RunContinueResult",
-      (req("parent_run_id", "str"), req("owner", "str"), req("budget", BUDGET), opt("tools", STRS), opt("sources", STRS), opt("send", STRS),
-       opt("scope", STRS), opt("reason", "str")),
-      "A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.\n"
-      "From the agent side it is ``requested`` until the host grants it."),
-    M("grant_run", "run.grant", "RunResult",
-      (req("run_id", "str"), req("reason", "str"), opt("tools", STRS), opt("sources", STRS), opt("send", STRS), opt("scope", STRS),
-       opt("budget", BUDGET), opt("deadline", "str")),
-      "Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."),
-    M("refuse_run", "run.refuse", "RunResult", (req("run_id", "str"), req("reason", "str")),
-      "Host: refuses a requested run; it ends as ``refused`` and begins no effect."),
-    M("list_runs", "run.list", "RunListResult", (opt("task_id", "str"), opt("all_tasks", "bool")),
-      "A task's runs with budget, open items and newest checkpoint, and the task's total spend."),
-    M("checkpoint_run", "run.checkpoint", "RunCheckpointResult",
-      (req("run_id", "str"), req("epoch", "int"), req("settled", STRS), req("open", STRS), opt("note", "str")),
-      "A run's own working summary (what is settled, what is open), fenced by its epoch."),
-    M("park_run", "run.park", "RunResult", (req("run_id", "str"), req("epoch", "int"), req("waiting_for", "str"), opt("for_user", "bool")),
-      "Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."),
-    M("wake_run", "run.wake", "RunResult", (req("run_id", "str"), opt("epoch", "int"), opt("reason", "str"), opt("answer", "HostAnswerIn")),
-      "Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the\n"
-      "user's ``answer`` (``{\"text\": …, \"data\": {…}}``), delivered to the run."),
-    M("yield_run", "run.yield", "RunResult",
-      (req("run_id", "str"), req("epoch", "int"), req("reason", "str"), opt("request_id", "str"), opt("adjustment_id", "str")),
-      "Records that a request stopped so the next adopts an adjustment; the run keeps running."),
-    M("cancel_run", "run.cancel", "RunResult", (req("run_id", "str"), req("reason", "str"), opt("epoch", "int")),
-      "The user stops the run; the host may omit the epoch."),
-    M("finish_run", "run.finish", "RunResult",
-      (req("run_id", "str"), req("epoch", "int"), req("outcome", "str"), opt("gaps", STRS), opt("status", "RunEndStatus")),
-      "Ends a run with its outcome and the gaps still open."),
-    # -- receipts -------------------------------------------------------------------------------
-    M("begin_receipt", "receipt.begin", "ReceiptBeginResult",
-      (req("run_id", "str"), req("epoch", "int"), req("tool", "str"), req("idempotency_key", "str"),
-       P("args", "Any", UNSET), opt("args_digest", "str"), opt("source", "str"), opt("send_to", "str"), opt("kind", "ReceiptKind")),
-      "Records an effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
-      "``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.\n"
-      "Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``."),
-    M("settle_receipt", "receipt.settle", "ReceiptResult",
-      (req("run_id", "str"), req("epoch", "int"), req("receipt_id", "str"), req("outcome", "ReceiptOutcome"),
-       opt("result_ref", "str"), opt("error", "str"), opt("evidence", "str")),
-      "Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."),
-    M("list_receipts", "receipt.list", "ReceiptListResult", (req("run_id", "str"), opt("status", "ReceiptStatus")),
-      "A run's receipts, optionally by status."),
-    # -- budgets --------------------------------------------------------------------------------
-    M("charge", "budget.charge", "ChargeResult",
-      (req("run_id", "str"), req("epoch", "int")) + AMOUNTS + (opt("unknown", "Union[bool, Sequence[BudgetDimension]]"), opt("note", "str")),
-      "Records spending (always, also past a limit); ``unknown`` counts it as unknown, never zero."),
-    M("reconcile_charge", "budget.reconcile", "BudgetResult",
-      (req("run_id", "str"), req("epoch", "int"), req("charge_id", "str"), req("evidence", "str")) + AMOUNTS,
-      "Records what an unknown charge really cost, with evidence."),
-    M("budget_status", "budget.status", "BudgetResult", (req("run_id", "str"),),
-      "A run's limits, spend, remaining, and whether new effects are allowed."),
-    # -- adjustments ----------------------------------------------------------------------------
-    M("receive_adjustment", "adjust.receive", "AdjustmentResult", (req("text", "str"), opt("run_id", "str")),
-      "Host: stores the user's adjustment verbatim."),
-    M("handoff_adjustment", "adjust.handoff", "AdjustmentResult",
-      (req("adjustment_id", "str"), req("run_id", "str"), req("epoch", "int"), req("request_id", "str")),
-      "Records the request (a receipt of the run, begun after the adjustment) that carried it."),
-    M("satisfy_adjustment", "adjust.satisfy", "AdjustmentResult", (req("adjustment_id", "str"), req("artifact", "str"), req("version", "int")),
-      "Records the artifact version that addresses it."),
-    M("list_adjustments", "adjust.list", "AdjustmentListResult", (opt("task_id", "str"),),
-      "A task's adjustments (the current task's by default), verbatim, with their history."),
-    # -- artifacts ------------------------------------------------------------------------------
-    M("put_artifact", "artifact.put", "ArtifactResult",
-      (req("name", "str"), req("kind", "ArtifactKind"), req("content", "str"), opt("supersedes", "Sequence[int]"),
-       opt("run_id", "str"), opt("epoch", "int"), opt("note", "str"), opt("attachments", "Sequence[AttachmentInput]")),
-      "Saves a deliverable version (draft, increment or full); allowed even past the budget."),
-    M("get_artifact", "artifact.get", "ArtifactGetResult", (req("name", "str"), opt("version", "int"), opt("attachment", "str")),
-      "One version with its content (newest by default), or one attachment's content."),
-    M("list_artifacts", "artifact.list", "ArtifactListResult", (opt("name", "str"), opt("task_id", "str")),
-      "Versions of a task's artifacts (the current task's by default)."),
-    M("mark_artifact", "artifact.mark", "ArtifactResult",
-      (req("name", "str"), req("version", "int"), req("mark", "ArtifactMark"), opt("ok", "bool"), opt("detail", "str")),
-      "Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."),
-    # -- context --------------------------------------------------------------------------------
-    M("put_context", "context.put", "ContextPutResult",
-      (req("label", "str"), req("content", "str"), opt("source", "str"), opt("run_id", "str"), opt("epoch", "int")),
-      "Stores a large result under raw_data/; returns its ``ref``, size and sha256."),
-    M("read_context", "context.read", "ContextReadResult",
-      (req("ref", "str"), opt("run_id", "str"), opt("offset", "int"), opt("length", "int")),
-      "An exact byte range of a stored result, and the coverage read so far."),
-    M("share_context", "context.share", "ContextShareResult", (req("ref", "str"), req("task_id", "str")),
-      "Lets another task read one of the current task's refs."),
-)
+def methods_json(methods: List[Dict[str, Any]]) -> str:
+    """methods.json's text: one described method a line, as the server gives it."""
+    return '{"methods": [\n' + ",\n".join(json.dumps(m, ensure_ascii=False) for m in methods) + "\n]}\n"
 
 
-def _signature(m: M) -> str:
+def load_described(path: str = DESCRIBED) -> Dict[str, Dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        return {m["name"]: m for m in json.load(f)["methods"]}
+
+
+def literals() -> Dict[Tuple[str, ...], str]:
+    """Every ``Name = Literal[...]`` of the package, by its values (read, not imported: the package may be mid-regeneration)."""
+    found: Dict[Tuple[str, ...], str] = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "longrun", "*.py"))):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) and getattr(node.value.value, "id", None) == "Literal":
+                values = ast.literal_eval(node.value.slice)
+                found[tuple(values) if isinstance(values, tuple) else (values,)] = node.targets[0].id  # type: ignore[attr-defined]
+    return found
+
+
+def py_type(where: str, name: str, schema: Dict[str, Any], named: Dict[Tuple[str, ...], str]) -> str:
+    """The Python type of one described param (or of its items)."""
+    if "anyOf" in schema:
+        return "Union[%s]" % ", ".join(py_type(where, name, s, named) for s in schema["anyOf"])
+    if "enum" in schema:
+        if tuple(schema["enum"]) not in named:
+            raise ValueError("%s: no Literal in longrun.types has the values %s" % (where, schema["enum"]))
+        return named[tuple(schema["enum"])]
+    kind = schema.get("type")
+    if kind in ("string", "integer", "number", "boolean"):
+        return {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[kind]
+    if kind == "array":
+        return "Sequence[%s]" % py_type(where + "[]", name, schema["items"], named)
+    if kind == "object" and schema.get("properties"):
+        if name not in OBJECTS:
+            raise ValueError("%s: an object with fields; name its TypedDict in OBJECTS" % where)
+        return OBJECTS[name]
+    if kind == "object":
+        return "Mapping[str, Any]"
+    if not schema:
+        return "Any"
+    raise ValueError("%s: no Python type for %s" % (where, json.dumps(schema)))
+
+
+def params_of(m: M, described: Dict[str, Dict[str, Any]], named: Dict[Tuple[str, ...], str]) -> Tuple[P, ...]:
+    """The method's Python arguments: names and order from the table, type and requiredness from describe."""
+    if m.wire not in described:
+        raise ValueError("%s: %s is not a method the server describes" % (m.py, m.wire))
+    schema = described[m.wire]["params"]
+    out = []
+    for word in m.params.split():
+        name, _, default = word.partition("=")
+        if name not in schema.get("properties", {}):
+            raise ValueError("%s: %s takes no param %s" % (m.py, m.wire, name))
+        t = py_type("%s.%s" % (m.wire, name), name, schema["properties"][name], named)
+        if default == "UNSET":
+            out.append(P(name, t, UNSET))
+        elif name in schema.get("required", []):
+            out.append(P(name, t, REQUIRED))
+        else:
+            out.append(P(name, "Optional[%s]" % t, None))
+    return tuple(out)
+
+
+def check_coverage(described: Dict[str, Dict[str, Any]]) -> None:
+    """Every described method and param (but ``root``) is sent by some method of the tables."""
+    sent: Dict[str, set] = {}
+    for m in METHODS:
+        sent.setdefault(m.wire, set()).update([k for k, _ in m.fixed] + [w.partition("=")[0] for w in m.params.split()])
+    for wire, d in sorted(described.items()):
+        missing = set(d["params"].get("properties", {})) - {"root"} - sent.get(wire, set())
+        if wire not in sent or missing:
+            raise ValueError("no typed method sends %s%s: add it to a table in method_table.py" % (wire, "(%s)" % ", ".join(sorted(missing)) if missing else ""))
+
+
+def _signature(m: "Typed") -> str:
     parts = ["self"]
     for p in m.params:
         if p.default is REQUIRED:
@@ -214,7 +160,7 @@ def _signature(m: M) -> str:
     return ", ".join(parts)
 
 
-def _params_dict(m: M) -> str:
+def _params_dict(m: "Typed") -> str:
     items = ['"%s": %s' % (k, v) for k, v in m.fixed] + ['"%s": %s' % (p.name, p.name) for p in m.params]
     return "{" + ", ".join(items) + "}"
 
@@ -226,7 +172,7 @@ def _doc(doc: str, indent: str) -> List[str]:
     return [indent + '"""' + lines[0]] + [(indent + l) if l else "" for l in lines[1:]] + [indent + '"""']
 
 
-def _method(m: M, is_async: bool) -> List[str]:
+def _method(m: "Typed", is_async: bool) -> List[str]:
     d = "async def" if is_async else "def"
     aw = "await " if is_async else ""
     keep = [p.name for p in m.params if p.default is UNSET]
@@ -238,11 +184,15 @@ def _method(m: M, is_async: bool) -> List[str]:
     )
 
 
-def render() -> str:
+def render(described: Optional[Dict[str, Dict[str, Any]]] = None) -> str:
+    described = load_described() if described is None else described
+    check_coverage(described)
+    named = literals()
+    typed = [Typed(m.py, m.wire, m.result, params_of(m, described, named), m.doc, m.fixed) for m in METHODS]
     out = [
         '"""The protocol\'s methods as typed Python methods, sync and async.',
         "",
-        "Generated by clients/python/gen_methods.py from its METHODS table: do not edit by hand.",
+        "Generated by clients/python/gen_methods.py from methods.json (system.describe) and its tables: do not edit by hand.",
         '"""',
         "# fmt: off",
         "from __future__ import annotations",
@@ -252,7 +202,7 @@ def render() -> str:
         "from .types import (",
     ]
     names = set()
-    for m in METHODS:
+    for m in typed:
         names.add(m.result)
         for p in m.params:
             for word in p.type.replace("[", " ").replace("]", " ").replace(",", " ").split():
@@ -280,7 +230,7 @@ def render() -> str:
         "METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {",
     ]
     seen: Dict[str, List[str]] = {}
-    for m in METHODS:
+    for m in typed:
         ps = seen.setdefault(m.wire, [])
         for name in [k for k, _ in m.fixed] + [p.name for p in m.params]:
             if name not in ps:
@@ -299,7 +249,7 @@ def render() -> str:
             "        raise NotImplementedError",
             "",
         ]
-        for m in METHODS:
+        for m in typed:
             out += _method(m, is_async)
         out[-1:] = ["", ""]
     return "\n".join(out).rstrip("\n") + "\n"
@@ -307,6 +257,9 @@ def render() -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--describe" in argv:
+        with open(DESCRIBED, "w", encoding="utf-8") as f:
+            f.write(methods_json(describe_binary()))
     text = render()
     if "--check" in argv:
         with open(TARGET, encoding="utf-8") as f:

@@ -26,6 +26,20 @@ class SourceTest(unittest.TestCase):
     def test_the_generated_methods_are_up_to_date(self):
         self.assertEqual(gen_methods.main(["--check"]), 0, "run python3 clients/python/gen_methods.py")
 
+    def test_the_typed_methods_take_their_params_requiredness_and_types_from_describe(self):
+        described = gen_methods.load_described()
+        described["memory.get"]["params"]["required"] = []
+        described["memory.search"]["params"]["properties"]["limit"] = {"type": "number"}
+        text = gen_methods.render(described)
+        self.assertIn("def get_memory(self, id: Optional[str] = None)", text)
+        self.assertIn("limit: Optional[float] = None", text)
+
+    def test_a_described_param_no_typed_method_sends_stops_the_generator(self):
+        described = gen_methods.load_described()
+        described["run.get"]["params"]["properties"]["extra"] = {"type": "string"}
+        with self.assertRaisesRegex(ValueError, r"run\.get\(extra\)"):
+            gen_methods.render(described)
+
     def test_the_package_version_is_the_servers(self):
         with open(os.path.join(REPO, "src", "version.ts"), encoding="utf-8") as f:
             server = re.search(r'VERSION = "([^"]+)"', f.read()).group(1)

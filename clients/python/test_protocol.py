@@ -22,6 +22,8 @@ from longrun import (
 )
 from longrun._methods import METHOD_PARAMS
 
+import gen_methods  # noqa: E402  (clients/python, on the path through testsupport)
+
 
 class RealServerTest(unittest.TestCase):
     @classmethod
@@ -51,6 +53,13 @@ class IdempotencyTest(RealServerTest):
 
 
 class CoverageTest(RealServerTest):
+    def test_methods_json_is_what_the_server_describes(self):
+        # the typed methods are generated from methods.json (gen_methods.py); test_package checks that step
+        with open(gen_methods.DESCRIBED, encoding="utf-8") as f:
+            checked_in = f.read()
+        self.assertEqual(checked_in, gen_methods.methods_json(self.lr.describe()["methods"]),
+                         "methods.json drifted from system.describe: run python3 clients/python/gen_methods.py --describe")
+
     def test_every_method_and_param_of_the_server_has_a_typed_method(self):
         described = self.lr.describe()
         for m in described["methods"]:

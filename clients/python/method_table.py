@@ -1,0 +1,153 @@
+"""The Python face of each protocol method, what ``system.describe`` cannot say: its Python name and
+docstring, the order of its arguments, its result type, aliases. gen_methods.py reads the rest
+(params, requiredness, types) from methods.json and writes longrun/_methods.py."""
+from typing import NamedTuple, Tuple
+
+
+class M(NamedTuple):
+    """One typed method: ``params`` names the wire params it takes, in the order Python takes them."""
+    py: str
+    wire: str
+    result: str
+    params: str  # the Python arguments in order, space-separated; ``name=UNSET``: sent even as None when given
+    doc: str
+    fixed: Tuple[Tuple[str, str], ...] = ()  # params sent with a fixed value (a Python literal)
+
+
+TASK_METHODS: Tuple[M, ...] = (
+    # -- system ------------------------------------------------------------------------------------
+    M("describe", "system.describe", "DescribeResult", "",
+      "Versions, every method with its side and params schema, the limits and the error codes."),
+    # -- task --------------------------------------------------------------------------------------
+    M("start_task", "task.start", "TaskStartResult", "description keywords constraints desired_outcome bounds",
+      "Searches this root's memory first, then creates a task and makes it current (in_progress, read-only, turn 1).\n"
+      "Host: ``constraints`` and ``desired_outcome`` (verbatim) and ``bounds`` are the task's own terms; its runs never exceed them."),
+    M("status", "task.status", "TaskStatusResult", "task_id",
+      "The current task (or another by ``task_id``; ``task`` is None when there is none), its pending checkpoint and runs."),
+    M("list_tasks", "task.list", "TaskListResult", "",
+      "Every task of the root, newest first, with which one is current."),
+    M("switch_task", "task.switch", "TaskResult", "task_id reason",
+      "Makes another open task current; the turn ends and the task switched to starts read-only."),
+    M("transition", "task.transition", "TaskResult", "to reason task_id",
+      "A whitelisted status change; leaving in_progress revokes the lease (TransitionError otherwise)."),
+    M("checkpoint", "task.checkpoint", "CheckpointResult", "summary next_step phase kind data lang",
+      "Saved to memory before it is shown: returns ``text`` (with its machine line), ``memory_id`` and the task.\n"
+      "\n"
+      "A pause checkpoint (the default) pauses the task and ends the lease: use it when the turn or the\n"
+      "conversation ends. ``kind=\"progress\"`` keeps the task running and the lease standing (see ``progress``).\n"
+      "``data`` is your own state (a JSON object, at most 16,384 characters as JSON), given back by\n"
+      "``resume`` and ``recover``; omitted, the last checkpoint's data carries on. ``lang``: en, zh or ko."),
+    M("progress", "task.checkpoint", "CheckpointResult", "summary next_step data phase lang",
+      "A progress checkpoint: saved like any checkpoint (memory first), but the task keeps running and the\n"
+      "lease stands. Use it every few steps of a loop, with ``data`` holding where the loop is.",
+      fixed=(("kind", '"progress"'),)),
+    M("resume", "task.resume", "ResumeResult", "message_id",
+      "A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``.\n"
+      "``message_id``: the user message's id; the message that began the current turn begins no second one."),
+    M("recover", "task.recover", "RecoverResult", "force",
+      "Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."),
+    M("recover_from_memory", "task.recover", "RecoverResult", "force",
+      "The same as ``recover`` (the name earlier clients used)."),
+    M("finish", "task.finish", "FinishResult", "summary task_id cancel_runs",
+      "Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."),
+    # -- turn --------------------------------------------------------------------------------------
+    M("begin_turn", "turn.begin", "TaskResult", "reason message_id",
+      "Host: a new user message began; the turn advances and any lease is revoked. ``message_id``: the\n"
+      "message's id; a message that already began this turn (here or by ``resume``) begins no second one."),
+    M("end_turn", "turn.end", "TaskResult", "reason",
+      "Host: the turn is over; the lease is revoked (the turn number stays)."),
+    # -- writes ------------------------------------------------------------------------------------
+    M("enable_writes", "writes.enable", "GrantResult", "reason scope ttl_seconds max_uses",
+      "Host: grants a write lease for the current turn only."),
+    M("request_writes", "writes.request", "RequestResult", "reason scope",
+      "Asks the host for a lease; recorded, never granted by itself."),
+    M("require_writable", "writes.require", "GateResult", "action",
+      "The gate check: returns when a lease of this turn covers ``action``, raises WriteGateViolation otherwise."),
+    # -- memory ------------------------------------------------------------------------------------
+    M("save_memory", "memory.save", "MemorySaveResult", "type title content keywords",
+      "Saves one memory record; returns its id."),
+    M("save_memories", "memory.save_many", "MemorySaveManyResult", "items",
+      "Saves up to 1,000 records in one transaction; their ids in order."),
+    M("search_memory", "memory.search", "MemorySearchResult", "query limit type cursor",
+      "Full-text search (English, Chinese, Korean); pages carry ``next_cursor``."),
+    M("get_memory", "memory.get", "MemoryGetResult", "id",
+      "One memory record, whole body included."),
+)
+
+RUN_METHODS: Tuple[M, ...] = (
+    # -- run ---------------------------------------------------------------------------------------
+    M("start_run", "run.start", "RunResult", "owner tools sources send scope budget constraints reason",
+      "Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.\n"
+      "From the host it is granted at once; from the agent side it is ``requested`` until the host grants it."),
+    M("get_run", "run.get", "RunGetResult", "run_id",
+      "Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."),
+    M("claim_run", "run.claim", "RunClaimResult", "run_id owner",
+      "Same-run recovery: a new epoch; receipts begun but not settled become unknown."),
+    M("continue_run", "run.continue", "RunContinueResult", "parent_run_id owner budget tools sources send scope reason",
+      "A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.\n"
+      "From the agent side it is ``requested`` until the host grants it."),
+    M("grant_run", "run.grant", "RunResult", "run_id reason tools sources send scope budget deadline",
+      "Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."),
+    M("refuse_run", "run.refuse", "RunResult", "run_id reason",
+      "Host: refuses a requested run; it ends as ``refused`` and begins no effect."),
+    M("list_runs", "run.list", "RunListResult", "task_id all_tasks",
+      "A task's runs with budget, open items and newest checkpoint, and the task's total spend."),
+    M("checkpoint_run", "run.checkpoint", "RunCheckpointResult", "run_id epoch settled open note",
+      "A run's own working summary (what is settled, what is open), fenced by its epoch."),
+    M("park_run", "run.park", "RunResult", "run_id epoch waiting_for for_user",
+      "Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."),
+    M("wake_run", "run.wake", "RunResult", "run_id epoch reason answer",
+      "Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the\n"
+      "user's ``answer`` (``{\"text\": …, \"data\": {…}}``), delivered to the run."),
+    M("yield_run", "run.yield", "RunResult", "run_id epoch reason request_id adjustment_id",
+      "Records that a request stopped so the next adopts an adjustment; the run keeps running."),
+    M("cancel_run", "run.cancel", "RunResult", "run_id reason epoch",
+      "The user stops the run; the host may omit the epoch."),
+    M("finish_run", "run.finish", "RunResult", "run_id epoch outcome gaps status",
+      "Ends a run with its outcome and the gaps still open."),
+    # -- receipt -----------------------------------------------------------------------------------
+    M("begin_receipt", "receipt.begin", "ReceiptBeginResult", "run_id epoch tool idempotency_key args=UNSET args_digest source send_to kind",
+      "Records an effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
+      "``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.\n"
+      "Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``."),
+    M("settle_receipt", "receipt.settle", "ReceiptResult", "run_id epoch receipt_id outcome result_ref error evidence",
+      "Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."),
+    M("list_receipts", "receipt.list", "ReceiptListResult", "run_id status",
+      "A run's receipts, optionally by status."),
+    # -- budget ------------------------------------------------------------------------------------
+    M("charge", "budget.charge", "ChargeResult", "run_id epoch requests input_tokens output_tokens tool_calls cost unknown note",
+      "Records spending (always, also past a limit); ``unknown`` counts it as unknown, never zero."),
+    M("reconcile_charge", "budget.reconcile", "BudgetResult", "run_id epoch charge_id evidence requests input_tokens output_tokens tool_calls cost",
+      "Records what an unknown charge really cost, with evidence."),
+    M("budget_status", "budget.status", "BudgetResult", "run_id",
+      "A run's limits, spend, remaining, and whether new effects are allowed."),
+)
+
+DELIVERABLE_METHODS: Tuple[M, ...] = (
+    # -- adjust ------------------------------------------------------------------------------------
+    M("receive_adjustment", "adjust.receive", "AdjustmentResult", "text run_id",
+      "Host: stores the user's adjustment verbatim."),
+    M("handoff_adjustment", "adjust.handoff", "AdjustmentResult", "adjustment_id run_id epoch request_id",
+      "Records the request (a receipt of the run, begun after the adjustment) that carried it."),
+    M("satisfy_adjustment", "adjust.satisfy", "AdjustmentResult", "adjustment_id artifact version",
+      "Records the artifact version that addresses it."),
+    M("list_adjustments", "adjust.list", "AdjustmentListResult", "task_id",
+      "A task's adjustments (the current task's by default), verbatim, with their history."),
+    # -- artifact ----------------------------------------------------------------------------------
+    M("put_artifact", "artifact.put", "ArtifactResult", "name kind content supersedes run_id epoch note attachments",
+      "Saves a deliverable version (draft, increment or full); allowed even past the budget."),
+    M("get_artifact", "artifact.get", "ArtifactGetResult", "name version attachment",
+      "One version with its content (newest by default), or one attachment's content."),
+    M("list_artifacts", "artifact.list", "ArtifactListResult", "name task_id",
+      "Versions of a task's artifacts (the current task's by default)."),
+    M("mark_artifact", "artifact.mark", "ArtifactResult", "name version mark ok detail",
+      "Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."),
+    # -- context -----------------------------------------------------------------------------------
+    M("put_context", "context.put", "ContextPutResult", "label content source run_id epoch",
+      "Stores a large result under raw_data/; returns its ``ref``, size and sha256."),
+    M("read_context", "context.read", "ContextReadResult", "ref run_id offset length",
+      "An exact byte range of a stored result, and the coverage read so far."),
+    M("share_context", "context.share", "ContextShareResult", "ref task_id",
+      "Lets another task read one of the current task's refs."),
+)
+
