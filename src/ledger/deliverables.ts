@@ -9,7 +9,7 @@
  *   range with coverage (per run), so a partial read never passes for a whole one; a ref belongs to
  *   its task, and another task reads it only through an explicit share.
  */
-import { coverage, type Coverage, type Range } from "../core/ledger/coverage.ts";
+import { coverage, type Coverage, type Range } from "../core/run_rules/coverage.ts";
 import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
 import type { Blob } from "../store/blobs.ts";
 import { ADJUSTMENT_ID, CONTEXT_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";

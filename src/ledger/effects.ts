@@ -5,8 +5,8 @@
  * count as unknown, never zero; at a limit, new effects and charges are refused.
  */
 import type { Tx as Transaction } from "../db/database.ts";
-import { beginVerdict, kindCharge, type ReceiptKind, settleAllowed } from "../core/ledger/receipts.ts";
-import { type Amounts, type BudgetDimension, type BudgetLimits, unknownDimensions } from "../core/ledger/budget.ts";
+import { beginVerdict, kindCharge, type ReceiptKind, settleAllowed } from "../core/run_rules/receipts.ts";
+import { type Amounts, type BudgetDimension, type BudgetLimits, unknownDimensions } from "../core/run_rules/budget.ts";
 import { invalidParams } from "../core/rpc_error.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
 import { addEvent, CHARGE_ID, fence, json, RECEIPT_ID, type Row, RUN_ID, seqOf } from "./common.ts";

@@ -1,12 +1,12 @@
 /**
  * The host's decision on a requested run (issue 23, mirroring write leases): a run or a
  * continuation the agent side asks for waits as `requested` and begins no effect until the host
- * grants it, as asked or narrowed (never wider: src/core/ledger/grant.ts), or refuses it with a
+ * grants it, as asked or narrowed (never wider: src/core/run_rules/grant.ts), or refuses it with a
  * reason. Both are recorded on the run (`grant`: who asked, what, who decided, when, why) and as
  * events. The run's clock (wall time) starts when it is granted.
  */
-import type { BudgetLimits } from "../core/ledger/budget.ts";
-import { describeWider, GRANT_LISTS, type Permissions, widerBudget, widerPermissions } from "../core/ledger/grant.ts";
+import type { BudgetLimits } from "../core/run_rules/budget.ts";
+import { describeWider, GRANT_LISTS, type Permissions, widerBudget, widerPermissions } from "../core/run_rules/grant.ts";
 import { ConflictError, UnauthorizedError } from "../core/errors.ts";
 import { addEvent, json, RUN_ID, seqOf } from "./common.ts";
 import { type GrantRecord, type Run, RunLedger, shownStatus, toRun } from "./runs.ts";

@@ -8,10 +8,10 @@
  * new task (never inherits anything).
  */
 import type { Database, Tx as Transaction } from "../db/database.ts";
-import { type Amounts, type BudgetDimension, budgetStatus, unknownDimensions, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/ledger/budget.ts";
+import { type Amounts, type BudgetDimension, budgetStatus, unknownDimensions, type BudgetLimits, type BudgetStatus as PureBudgetStatus, type Charge } from "../core/run_rules/budget.ts";
 import { ConflictError, NoActiveTaskError, NotFoundError, UnauthorizedError } from "../core/errors.ts";
-import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/ledger/grant.ts";
-import { RECEIPT_KINDS, type ReceiptKind } from "../core/ledger/receipts.ts";
+import { describeWider, type Permissions, type TaskBounds, widerItems, widerThanBounds } from "../core/run_rules/grant.ts";
+import { RECEIPT_KINDS, type ReceiptKind } from "../core/run_rules/receipts.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, CHARGE_ID, fence, json, type LedgerDeps, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 

@@ -2,7 +2,7 @@
  * The long-research-run tools of `--tools research`, part one: runs and their ownership, tool
  * effects recorded before and after (receipts), budgets. Part two is tools_deliverables.ts.
  */
-import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
+import { BUDGET_DIMENSIONS } from "../core/run_rules/budget.ts";
 import { L } from "../rpc/ledger_schemas.ts";
 import {
   ADDS, ARRAY, BOOLEAN, BUDGET, ENDS, INTEGER, listOf, nullable, OBJECT, type ParamText, pickParams, READS, RECEIPT, RUN, SETTLES, shape, STRING,

@@ -1,7 +1,7 @@
 /** Param schemas of the run ledger methods (seed 003): runs, receipts, budgets, adjustments, artifacts, context. */
 import * as v from "valibot";
-import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
-import { RECEIPT_KINDS } from "../core/ledger/receipts.ts";
+import { BUDGET_DIMENSIONS } from "../core/run_rules/budget.ts";
+import { RECEIPT_KINDS } from "../core/run_rules/receipts.ts";
 import { LIMITS } from "../core/limits.ts";
 import { jsonObject, longText, params, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
 

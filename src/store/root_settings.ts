@@ -14,8 +14,8 @@
  */
 import { readFileSync } from "node:fs";
 import { type CheckpointLang, isCheckpointLang } from "../core/checkpoint.ts";
-import { BUDGET_DIMENSIONS } from "../core/ledger/budget.ts";
-import { type Allowance, GRANT_LISTS } from "../core/ledger/grant.ts";
+import { BUDGET_DIMENSIONS } from "../core/run_rules/budget.ts";
+import { type Allowance, GRANT_LISTS } from "../core/run_rules/grant.ts";
 
 function readSettings(path: string): Record<string, unknown> | null {
   let text: string;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { BUDGET_DIMENSIONS, type BudgetStatus, budgetStatus, type Charge, totalOf, unknownDimensions } from "../../src/core/ledger/budget.ts";
+import { BUDGET_DIMENSIONS, type BudgetStatus, budgetStatus, type Charge, totalOf, unknownDimensions } from "../../src/core/run_rules/budget.ts";
 
 const T0 = "2026-11-29T10:00:00.000Z";
 const at = (ms: number) => new Date(Date.parse(T0) + ms);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { budgetStatus } from "../../src/core/ledger/budget.ts";
-import { coverage, mergeRanges } from "../../src/core/ledger/coverage.ts";
-import { beginVerdict, settleAllowed } from "../../src/core/ledger/receipts.ts";
+import { budgetStatus } from "../../src/core/run_rules/budget.ts";
+import { coverage, mergeRanges } from "../../src/core/run_rules/coverage.ts";
+import { beginVerdict, settleAllowed } from "../../src/core/run_rules/receipts.ts";
 
 describe("budget rules", () => {
   test("an unknown charge is counted as unknown, never as zero", () => {

@@ -1,13 +1,13 @@
 /** run.*, receipt.* and budget.*: the run ledger of seed 003 over the protocol. */
 import { LimitExceededError, NoActiveTaskError, UnauthorizedError } from "../../core/errors.ts";
-import type { BudgetLimits } from "../../core/ledger/budget.ts";
-import { allowanceGrant, type Permissions } from "../../core/ledger/grant.ts";
+import type { BudgetLimits } from "../../core/run_rules/budget.ts";
+import { allowanceGrant, type Permissions } from "../../core/run_rules/grant.ts";
 import { type GrantNow, requireWithinTerms } from "../../ledger/runs.ts";
 import { readRunAllowances } from "../../store/root_settings.ts";
 import { LIMITS } from "../../core/limits.ts";
 import type { Root } from "../../root/root.ts";
 import { sha256Hex } from "../../store/blobs.ts";
-import { totalOf } from "../../core/ledger/budget.ts";
+import { totalOf } from "../../core/run_rules/budget.ts";
 import { L } from "../ledger_schemas.ts";
 import { type Caller, callerName, method } from "../method.ts";
 import { invalidParams } from "../errors.ts";

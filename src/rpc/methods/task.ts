@@ -1,6 +1,6 @@
 /** task.*, turn.* and writes.*: the contract of seed 002 over the protocol. */
 import { UnauthorizedError } from "../../core/errors.ts";
-import type { Allowance } from "../../core/ledger/grant.ts";
+import type { Allowance } from "../../core/run_rules/grant.ts";
 import { readRunAllowances } from "../../store/root_settings.ts";
 import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
