@@ -3,27 +3,84 @@
  * name and a JSON-RPC code from one table; the wire mapping (JSON-RPC error object, HTTP status)
  * is derived from these in one place (`src/rpc/errors.ts`).
  */
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "./rpc_error.ts";
 
-/** The error kinds that cross the wire, with their JSON-RPC codes (DESIGN.md "Errors"). */
-export const ERROR_CODES = {
-  write_gate_violation: -32001,
-  transition_error: -32002,
-  checkpoint_write_error: -32003,
-  state_corrupt: -32004,
-  no_active_task: -32005,
-  stale_epoch: -32006,
-  budget_exhausted: -32007,
-  unauthorized: -32008,
-  limit_exceeded: -32009,
-  conflict: -32010,
-  not_found: -32011,
-  storage_error: -32012,
-  memory_corrupt: -32013,
-  content_missing: -32014,
-  idempotency_conflict: -32015,
-} as const;
+/** The error kinds of the contract that cross the wire, one class each below. */
+export type ErrorKind =
+  | "write_gate_violation"
+  | "transition_error"
+  | "checkpoint_write_error"
+  | "state_corrupt"
+  | "no_active_task"
+  | "stale_epoch"
+  | "budget_exhausted"
+  | "unauthorized"
+  | "limit_exceeded"
+  | "conflict"
+  | "not_found"
+  | "storage_error"
+  | "memory_corrupt"
+  | "content_missing"
+  | "idempotency_conflict";
 
-export type ErrorKind = keyof typeof ERROR_CODES;
+/** The JSON-RPC layer's own kinds (a bad message, an unknown method, a bug): no class of the contract. */
+export type ProtocolKind = "parse_error" | "invalid_request" | "method_not_found" | "invalid_params" | "internal";
+
+/** What the wire and the server make of one error kind. */
+export interface ErrorSpec {
+  /** The JSON-RPC error code. */
+  readonly code: number;
+  /** The HTTP status of its problem+json answer. */
+  readonly http: number;
+  /** The server's trouble, not the caller's: the HTTP server also writes it to its error log. */
+  readonly serverFault: boolean;
+  /** A failure of the storage itself, not of the request (what `classifyStorage` makes): a checkpoint still goes to the pending file. */
+  readonly storage: boolean;
+  /** When a caller gets it. */
+  readonly means: string;
+}
+
+/**
+ * The one table of error kinds (DESIGN.md "Errors"): every other view (`ERROR_CODES`, HTTP
+ * statuses, server faults, storage kinds) is derived from it. A kind missing here fails to compile.
+ * The order is the order `system.describe` lists them in.
+ * @example ERRORS.storage_error.http // 507
+ */
+export const ERRORS = {
+  write_gate_violation: { code: -32001, http: 403, serverFault: false, storage: false, means: "a write without a valid lease (reason: one of GATE_REASONS)" },
+  transition_error: { code: -32002, http: 409, serverFault: false, storage: false, means: "a status change outside the whitelist" },
+  checkpoint_write_error: { code: -32003, http: 503, serverFault: true, storage: false, means: "the memory save of a checkpoint failed; it waits in the pending file" },
+  state_corrupt: { code: -32004, http: 500, serverFault: true, storage: false, means: "the state file cannot be read as a task state" },
+  no_active_task: { code: -32005, http: 409, serverFault: false, storage: false, means: "no task in this root, or it is closed" },
+  stale_epoch: { code: -32006, http: 409, serverFault: false, storage: false, means: "a run write from an executor that no longer owns the run" },
+  budget_exhausted: { code: -32007, http: 429, serverFault: false, storage: false, means: "a run's budget has no room for this effect" },
+  unauthorized: { code: -32008, http: 401, serverFault: false, storage: false, means: "this side (host or agent) may not do this" },
+  limit_exceeded: { code: -32009, http: 413, serverFault: false, storage: false, means: "a payload, string or count over a documented limit" },
+  conflict: { code: -32010, http: 409, serverFault: false, storage: true, means: "state changed underneath, or a lock was held past the wait" },
+  not_found: { code: -32011, http: 404, serverFault: false, storage: false, means: "no such task, run, artifact or other item" },
+  storage_error: { code: -32012, http: 507, serverFault: true, storage: true, means: "the disk or the database server refused a write or read" },
+  memory_corrupt: { code: -32013, http: 500, serverFault: true, storage: true, means: "memory.db is not a readable database any more" },
+  content_missing: { code: -32014, http: 410, serverFault: true, storage: false, means: "a deliverable's stored body is gone or damaged" },
+  idempotency_conflict: { code: -32015, http: 409, serverFault: false, storage: false, means: "an idempotency key already used for another call" },
+} as const satisfies Record<ErrorKind, ErrorSpec>;
+
+/** The JSON-RPC layer's kinds, in the same shape (codes from the JSON-RPC 2.0 specification, in ./rpc_error.ts). */
+export const PROTOCOL_ERRORS = {
+  parse_error: { code: PARSE_ERROR, http: 400, serverFault: false, storage: false, means: "the message is not JSON" },
+  invalid_request: { code: INVALID_REQUEST, http: 400, serverFault: false, storage: false, means: "the JSON is not a JSON-RPC request" },
+  method_not_found: { code: METHOD_NOT_FOUND, http: 404, serverFault: false, storage: false, means: "no such method" },
+  invalid_params: { code: INVALID_PARAMS, http: 422, serverFault: false, storage: false, means: "the params do not match the method's schema" },
+  internal: { code: INTERNAL_ERROR, http: 500, serverFault: true, storage: false, means: "a failure that is not the caller's to fix" },
+} as const satisfies Record<ProtocolKind, ErrorSpec>;
+
+/** Every kind that crosses the wire, for lookups by a kind read off an error object. */
+export const WIRE_ERRORS: ReadonlyMap<string, ErrorSpec> = new Map<string, ErrorSpec>([...Object.entries(ERRORS), ...Object.entries(PROTOCOL_ERRORS)]);
+
+/** Each contract kind's JSON-RPC code (derived from `ERRORS`, in its order). */
+export const ERROR_CODES: Readonly<Record<ErrorKind, number>> = Object.fromEntries(Object.entries(ERRORS).map(([kind, e]) => [kind, e.code])) as Record<ErrorKind, number>;
+
+/** The kinds that are failures of the storage itself (derived from `ERRORS`). */
+export const STORAGE_KINDS: ReadonlySet<string> = new Set(Object.entries(ERRORS).flatMap(([kind, e]) => (e.storage ? [kind] : [])));
 
 /** Base class of every error longrun raises on purpose. `data` is what crosses the wire. */
 export class LongrunError extends Error {
@@ -38,19 +95,38 @@ export class LongrunError extends Error {
   }
 
   get code(): number {
-    return ERROR_CODES[this.kind];
+    return ERRORS[this.kind].code;
   }
 }
 
-export type GateReason = "read_only" | "stale_lease" | "out_of_scope" | "expired" | "uses_exhausted" | "not_in_progress";
+/** Why the write gate refused (`WriteGateViolation.reason`), in the order the gate checks them. */
+export type GateReason = "read_only" | "stale_lease" | "not_in_progress" | "expired" | "uses_exhausted" | "out_of_scope";
 
-/** A write was refused: no lease, a lease from another turn, or an action outside the lease's scope. */
+/**
+ * The write gate's reasons, each with what it means and an example (src/core/lease.ts decides).
+ * These are `reason`s of the one kind `write_gate_violation`, not kinds of their own.
+ */
+export const GATE_REASONS = {
+  read_only: { means: "no write lease: the host has not called writes.enable in this turn", example: "writes.require Write src/a.ts right after turn.begin" },
+  stale_lease: { means: "the lease was granted in an earlier turn, which has ended", example: "a lease of turn 3 used in turn 4" },
+  not_in_progress: { means: "the task is not in progress, so nothing may be written", example: "a write while the task is paused or waiting_verification" },
+  expired: { means: "the lease's time to live ran out", example: "a lease with ttl_seconds 60 used 61 seconds later" },
+  uses_exhausted: { means: "the lease's writes (max_uses) are all used", example: "the second write under a lease with max_uses 1" },
+  out_of_scope: { means: "the action is outside the lease's scope", example: "Write README.md under a lease scoped to src/**" },
+} as const satisfies Record<GateReason, { means: string; example: string }>;
+
+/** Whether `reason` is one of the gate's reasons. */
+export function isGateReason(reason: unknown): reason is GateReason {
+  return typeof reason === "string" && Object.hasOwn(GATE_REASONS, reason);
+}
+
 /** The `kind` of a longrun error, also for one made by another bundle's copy of these classes (runtime/load.ts); null for anything else. */
 export function errorKind(e: unknown): ErrorKind | null {
   const kind = (e as { kind?: unknown } | null)?.kind;
-  return e instanceof Error && typeof kind === "string" && kind in ERROR_CODES ? (kind as ErrorKind) : null;
+  return e instanceof Error && typeof kind === "string" && kind in ERRORS ? (kind as ErrorKind) : null;
 }
 
+/** A write was refused: no lease, a lease from another turn, or an action outside the lease's scope. */
 export class WriteGateViolation extends LongrunError {
   constructor(
     message: string,

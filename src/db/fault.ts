@@ -3,7 +3,7 @@
  * (`storage_error`), a damaged database (`memory_corrupt`), a lock held past the wait (`conflict`).
  * Anything else is left as it is (and reaches the wire as `internal`).
  */
-import { ConflictError, LongrunError, MemoryCorruptError, StorageError } from "../core/errors.ts";
+import { ConflictError, LongrunError, MemoryCorruptError, StorageError, type StorageFault } from "../core/errors.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { isBusyError } from "./sql.ts";
 
@@ -12,6 +12,23 @@ function codeOf(e: unknown): string {
   return typeof err?.code === "string" ? err.code : "";
 }
 
+/**
+ * What a driver or file-system error is, tried in this order; the first row whose codes (or a
+ * code with `_` and more, e.g. SQLITE_IOERR_WRITE) or message pattern match, and whose `when`
+ * holds, decides. `fault` is a `StorageError` reason, or `memory_corrupt`; every row makes one of
+ * the storage kinds of core/errors.ts (ERRORS' `storage` column), as does the busy lock before them.
+ */
+const FAULTS: readonly { fault: StorageFault | "memory_corrupt"; codes: readonly string[]; pattern: RegExp; when?: () => boolean }[] = [
+  { fault: "disk_full", codes: ["SQLITE_FULL", "ENOSPC", "EDQUOT"], pattern: /database or disk is full|no space left/i },
+  { fault: "read_only", codes: ["SQLITE_READONLY", "EROFS", "EACCES", "EPERM"], pattern: /readonly database|read-only file system|permission denied/i },
+  { fault: "memory_corrupt", codes: ["SQLITE_CORRUPT", "SQLITE_NOTADB"], pattern: /malformed|not a database|file is encrypted/i },
+  { fault: "too_many_files", codes: ["EMFILE", "ENFILE"], pattern: /too many open files/i },
+  // SQLite's "unable to open database file" is also what running out of descriptors looks like
+  { fault: "too_many_files", codes: ["SQLITE_CANTOPEN"], pattern: /unable to open database/i, when: outOfDescriptors },
+  { fault: "missing", codes: ["ENOENT", "SQLITE_CANTOPEN"], pattern: /unable to open database|no such file/i },
+  { fault: "io", codes: ["SQLITE_IOERR", "EIO"], pattern: /disk I\/O error/i },
+];
+
 export function classifyStorage(e: unknown, fallbackPath: string): LongrunError | null {
   if (e instanceof LongrunError || !(e instanceof Error)) return null;
   // a file-system error names its own file (state.json, the pending file, a blob); a driver error does not
@@ -19,21 +36,17 @@ export function classifyStorage(e: unknown, fallbackPath: string): LongrunError 
   const path = typeof own === "string" && own !== "" ? own : fallbackPath;
   const code = codeOf(e);
   const msg = e.message;
-  const is = (codes: string[], pattern: RegExp) => codes.some((c) => code === c || code.startsWith(`${c}_`)) || pattern.test(msg);
   if (isBusyError(e)) {
     return new ConflictError(`Memory is busy: another process holds the write lock of ${path} past the wait; retry, or stop the process that holds it`, {
       reason: "lock_timeout",
       path,
     });
   }
-  if (is(["SQLITE_FULL", "ENOSPC", "EDQUOT"], /database or disk is full|no space left/i)) return new StorageError("disk_full", path, msg, e);
-  if (is(["SQLITE_READONLY", "EROFS", "EACCES", "EPERM"], /readonly database|read-only file system|permission denied/i)) return new StorageError("read_only", path, msg, e);
-  if (is(["SQLITE_CORRUPT", "SQLITE_NOTADB"], /malformed|not a database|file is encrypted/i)) return new MemoryCorruptError(path, msg, e);
-  if (is(["EMFILE", "ENFILE"], /too many open files/i) || (is(["SQLITE_CANTOPEN"], /unable to open database/i) && outOfDescriptors())) {
-    return new StorageError("too_many_files", path, msg, e);
+  for (const row of FAULTS) {
+    const matches = row.codes.some((c) => code === c || code.startsWith(`${c}_`)) || row.pattern.test(msg);
+    if (!matches || (row.when && !row.when())) continue;
+    return row.fault === "memory_corrupt" ? new MemoryCorruptError(path, msg, e) : new StorageError(row.fault, path, msg, e);
   }
-  if (is(["ENOENT", "SQLITE_CANTOPEN"], /unable to open database|no such file/i)) return new StorageError("missing", path, msg, e);
-  if (is(["SQLITE_IOERR", "EIO"], /disk I\/O error/i)) return new StorageError("io", path, msg, e);
   return null;
 }
 

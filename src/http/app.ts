@@ -11,11 +11,12 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { ERRORS, isGateReason } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
 import { Dispatcher, errorResponse } from "../rpc/dispatcher.ts";
-import { type ErrorObject, httpStatusOf, toErrorObject } from "../rpc/errors.ts";
+import { type ErrorObject, httpStatusOf, isServerFault, toErrorObject } from "../rpc/errors.ts";
 import type { Caller, Side } from "../rpc/method.ts";
 import { type Logger, logPath, oneLine, rootHash } from "./log.ts";
 import { Metrics } from "./metrics.ts";
@@ -59,9 +60,6 @@ type Env = { Bindings: { trace?: Trace }; Variables: { side: Side } };
 
 /** Route names for metrics labels; any other path is `other`. */
 const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp"]);
-/** Error kinds that are the server's trouble, not the caller's: each is also an error log line. */
-const SERVER_FAULTS = new Set(["internal", "storage_error", "state_corrupt", "memory_corrupt", "content_missing", "checkpoint_write_error"]);
-const GATE_REASONS = new Set(["read_only", "stale_lease", "out_of_scope", "expired", "uses_exhausted", "not_in_progress"]);
 const NO_STORE = { "cache-control": "no-store" };
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -103,7 +101,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     const outcome = error === null ? "ok" : String(error.data?.kind ?? "internal");
     metrics.rpc(name, outcome, ms / 1000);
     if (name === "writes.require") {
-      const reason = error === null ? "lease" : outcome === "write_gate_violation" && GATE_REASONS.has(String(error.data?.reason)) ? String(error.data!.reason) : outcome;
+      const reason = error === null ? "lease" : outcome === "write_gate_violation" && isGateReason(String(error.data?.reason)) ? String(error.data!.reason) : outcome;
       metrics.gate("write", error === null ? "allowed" : "refused", reason);
     }
     if (++trace.calls === 1) trace.rpc = name;
@@ -112,7 +110,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
       const h = rootHash(root);
       trace.root = trace.root === undefined || trace.root === h ? h : null;
     }
-    if (error !== null && SERVER_FAULTS.has(outcome)) {
+    // the server's trouble, not the caller's (core/errors.ts ERRORS' serverFault): also an error line
+    if (error !== null && isServerFault(outcome)) {
       log?.event("error", "rpc_error", { rpc: name, kind: outcome, root: root === undefined ? undefined : rootHash(root), message: oneLine(error.message) });
     }
   };
@@ -170,7 +169,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
       const detail = "A valid bearer token is required: Authorization: Bearer <host or agent token> (see .longrun/http.json)";
       if (c.req.path === "/rpc") {
         if (c.env?.trace) c.env.trace.outcome = "unauthorized";
-        const body = errorResponse(null, { code: -32008, message: `Unauthorized: ${detail}`, data: { kind: "unauthorized" } });
+        const body = errorResponse(null, { code: ERRORS.unauthorized.code, message: `Unauthorized: ${detail}`, data: { kind: "unauthorized" } });
         return c.json(body, 401, { "www-authenticate": "Bearer" });
       }
       c.header("www-authenticate", "Bearer");

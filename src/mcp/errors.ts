@@ -5,6 +5,7 @@
  * rewrites them from the error's `kind` and fields, and falls back to renaming methods in the
  * original text. The machine-readable error (code, kind, fields) goes along unchanged.
  */
+import type { ErrorKind, GateReason } from "../core/errors.ts";
 import type { ErrorObject } from "../rpc/errors.ts";
 import { TOOLS } from "./tool_sets.ts";
 
@@ -62,10 +63,10 @@ const q = (v: unknown) => JSON.stringify(v);
 export function mcpMessage(error: ErrorObject, w: Wording): string {
   const d = error.data ?? {};
   const ask = askToApprove(w);
-  switch (d.kind) {
+  switch (d.kind as ErrorKind | undefined) {
     case "write_gate_violation": {
       const action = q(d.action);
-      switch (d.reason) {
+      switch (d.reason as GateReason | undefined) {
         case "read_only":
           return `Not approved: ${action} is a change, and the user has not approved changes in this turn (turn ${d.turn}). Do not make it yet; ${ask}. ${w.offered.has("writes_request") ? "writes_request records what you need; " : ""}reading stays allowed`;
         case "stale_lease":

@@ -1,10 +1,10 @@
 /**
  * The one mapping from errors to the wire: a JSON-RPC error object and an HTTP status, both
- * derived from the same classes. Driver and runtime errors become -32603 with their message kept.
+ * derived from the same classes and the one table of kinds (src/core/errors.ts `ERRORS`,
+ * `PROTOCOL_ERRORS`). Driver and runtime errors become -32603 with their message kept.
  */
-import { ERROR_CODES, InternalError, LongrunError } from "../core/errors.ts";
+import { ERRORS, InternalError, LongrunError, PROTOCOL_ERRORS, WIRE_ERRORS } from "../core/errors.ts";
 import { InvalidRootError } from "../root/root.ts";
-
 import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "../core/rpc_error.ts";
 export { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, invalidParams, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "../core/rpc_error.ts";
 
@@ -13,7 +13,6 @@ export interface ErrorObject {
   message: string;
   data?: Record<string, unknown>;
 }
-
 
 export function toErrorObject(e: unknown): ErrorObject {
   if (e instanceof LongrunError) return { code: e.code, message: e.message, data: e.data };
@@ -30,39 +29,19 @@ export function toErrorObject(e: unknown): ErrorObject {
   };
 }
 
-const HTTP_STATUS: Record<string, number> = {
-  parse_error: 400,
-  invalid_request: 400,
-  method_not_found: 404,
-  invalid_params: 422,
-  internal: 500,
-  write_gate_violation: 403,
-  transition_error: 409,
-  checkpoint_write_error: 503,
-  state_corrupt: 500,
-  no_active_task: 409,
-  stale_epoch: 409,
-  budget_exhausted: 429,
-  unauthorized: 401,
-  limit_exceeded: 413,
-  conflict: 409,
-  not_found: 404,
-  storage_error: 507,
-  memory_corrupt: 500,
-  content_missing: 410,
-  idempotency_conflict: 409,
-};
-
-/** The HTTP status for an error kind (used by the HTTP front end's problem+json answers). */
+/** The HTTP status for an error kind (used by the HTTP front end's problem+json answers); 500 for a kind it does not know. */
 export function httpStatusOf(kind: string): number {
-  return HTTP_STATUS[kind] ?? 500;
+  return WIRE_ERRORS.get(kind)?.http ?? 500;
 }
 
+/** Whether an error kind is the server's trouble, not the caller's (the HTTP server logs each one). */
+export function isServerFault(kind: string): boolean {
+  return WIRE_ERRORS.get(kind)?.serverFault ?? false;
+}
+
+/** The kind of a JSON-RPC error code; `internal` for a code no table has. */
 export function kindOfCode(code: number): string {
-  for (const [kind, c] of Object.entries(ERROR_CODES)) if (c === code) return kind;
-  if (code === PARSE_ERROR) return "parse_error";
-  if (code === INVALID_REQUEST) return "invalid_request";
-  if (code === METHOD_NOT_FOUND) return "method_not_found";
-  if (code === INVALID_PARAMS) return "invalid_params";
+  for (const [kind, e] of Object.entries(ERRORS)) if (e.code === code) return kind;
+  for (const [kind, e] of Object.entries(PROTOCOL_ERRORS)) if (e.code === code) return kind;
   return "internal";
 }

@@ -9,7 +9,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
-import { CheckpointWriteError, describeCause, StateCorruptError } from "../core/errors.ts";
+import { CheckpointWriteError, describeCause, STORAGE_KINDS, StateCorruptError } from "../core/errors.ts";
 import type { CrashPoint, PendingCheckpoint, PendingStore } from "../core/ports.ts";
 import { decodeState } from "./state_codec.ts";
 import { fsyncDir, writeFileAtomic } from "./atomic.ts";
@@ -22,7 +22,7 @@ import { fsyncDir, writeFileAtomic } from "./atomic.ts";
  */
 export function checkpointWithoutRoot(path: string | null, cause: unknown): CheckpointWriteError | null {
   const kind = (cause as { kind?: unknown } | null)?.kind;
-  if (path === null || (kind !== "storage_error" && kind !== "memory_corrupt" && kind !== "conflict")) return null;
+  if (path === null || !STORAGE_KINDS.has(kind as string)) return null;
   const pending = new FilePendingStore(path);
   const waiting = pending.exists() && !pending.lost();
   const marked = waiting || pending.markLost();

@@ -8,7 +8,7 @@
  * names the file; no text is returned.
  */
 import { type CheckpointData, type CheckpointLang, renderCheckpoint } from "../checkpoint.ts";
-import { CheckpointWriteError, describeCause, LimitExceededError, LongrunError, TransitionError } from "../errors.ts";
+import { CheckpointWriteError, describeCause, LimitExceededError, LongrunError, STORAGE_KINDS, TransitionError } from "../errors.ts";
 import { revokeLease } from "../lease.ts";
 import { LIMITS } from "../limits.ts";
 import type { NewMemory, PendingCheckpoint } from "../ports.ts";
@@ -17,9 +17,6 @@ import { cloneState, type TaskState } from "../task.ts";
 import { commit, type ContractContext, mustLoad, setStatus } from "./context.ts";
 import { applyCheckpoint } from "./resume.ts";
 import { type CheckpointInput, PROGRESS_KIND } from "./types.ts";
-
-/** Failures of the storage itself (not of the request): a checkpoint still goes to the pending file. */
-const STORAGE_KINDS: ReadonlySet<string> = new Set(["conflict", "storage_error", "memory_corrupt"]);
 
 export async function checkpoint(c: ContractContext, input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
   checkDataSize(input.data);
