@@ -21,9 +21,10 @@ import { NoActiveTaskError } from "../core/errors.ts";
 import type { StateStore } from "../core/ports.ts";
 import { loadOwn } from "../runtime/load.ts";
 import { openSyncSqlite, syncConn } from "../db/sqlite.ts";
+import { ROOT_PATHS } from "../root/layout.ts";
 import type { Root } from "../root/root.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
-import { hookServerStore, requireStateDir, serverPendingPath, serverSessionPath } from "../store/server_store.ts";
+import { hookServerStore, requireStateDir, serverPendingPath, serverSessionPath } from "../store/server_config.ts";
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
@@ -55,9 +56,9 @@ export const LOCK_WAIT_MS: Readonly<Record<ClaudeEvent, number>> = {
 /** The paths of a root, computed without importing the memory layer. */
 function paths(root: string) {
   return {
-    db: `${root}/memory.db`,
-    legacyState: `${root}/.longrun/state.json`,
-    pending: `${root}/.longrun/pending_checkpoint.json`,
+    db: `${root}/${ROOT_PATHS.memoryDb}`,
+    legacyState: `${root}/${ROOT_PATHS.state}`,
+    pending: `${root}/${ROOT_PATHS.pending}`,
   };
 }
 
@@ -194,7 +195,7 @@ export async function preToolUse(input: HookInput, root: string, config: HookCon
  */
 export function turnEndPath(root: string): string {
   const server = hookServerStore();
-  return server ? `${server.stateDir}/turn_end_pending` : `${root}/.longrun/turn_end_pending`;
+  return server ? `${server.stateDir}/turn_end_pending` : `${root}/${ROOT_PATHS.turnEnd}`;
 }
 
 function turnEndPending(root: string): string | null {

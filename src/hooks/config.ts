@@ -16,6 +16,7 @@
  * and "off" elsewhere, where the gate's checks are best effort; `longrun doctor` says which.
  */
 import { readFileSync } from "node:fs";
+import { ROOT_PATHS } from "../root/layout.ts";
 import { DEFAULT_MARKER } from "./approval.ts";
 
 export interface HookConfig {
@@ -49,7 +50,7 @@ export function defaultHookConfig(): HookConfig {
 export function loadHookConfig(root: string): HookConfig {
   let text: string;
   try {
-    text = readFileSync(`${root}/.longrun/hooks.json`, "utf8");
+    text = readFileSync(`${root}/${ROOT_PATHS.hooks}`, "utf8");
   } catch (e) {
     if ((e as { code?: string }).code === "ENOENT") return defaultHookConfig();
     throw e;

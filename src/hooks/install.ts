@@ -33,6 +33,7 @@ import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
 import { GIT_ENTRIES } from "../sandbox/layout.ts";
 import { PROTECTED } from "./protect.ts";
+import { GITIGNORE_LINES, layoutDenyRules } from "../root/layout.ts";
 
 const MARK = " hook claude ";
 
@@ -103,17 +104,12 @@ export function protectedPaths(root: string, exe: string | null, home = homedir(
 }
 
 /**
- * Claude Code permission deny rules: `/x` is relative to the project (the settings file's
- * source), `//x` is absolute. A Read deny also covers Grep and Glob; Edit covers every file tool.
+ * Claude Code permission deny rules, from the root's layout (src/root/layout.ts): `/x` is relative
+ * to the project (the settings file's source), `//x` is absolute. A Read deny also covers Grep and
+ * Glob; Edit covers every file tool.
  */
 export function denyRules(root: string): string[] {
-  const rules: string[] = [];
-  for (const form of ["/", `/${root}/`]) {
-    rules.push(`Read(${form}.longrun/**)`, `Edit(${form}.longrun/**)`, `Read(${form}memory.db*)`, `Edit(${form}memory.db*)`, `Read(${form}raw_data/**)`, `Edit(${form}raw_data/**)`);
-    rules.push(`Edit(${form}.claude/settings.json)`, `Edit(${form}.claude/settings.local.json)`, `Edit(${form}.claude/commands/approve.md)`);
-  }
-  rules.push("Edit(~/.claude/settings.json)", "Edit(~/.claude/settings.local.json)", "Edit(~/.claude.json)");
-  return rules;
+  return layoutDenyRules(root);
 }
 
 /** Paths the sandbox keeps from every Bash command and its children: every protected path from writes, the secret ones from reads too. */
@@ -241,7 +237,8 @@ export function approveCommand(marker = DEFAULT_MARKER): string {
   ].join("\n");
 }
 
-const GITIGNORE_LINES = ["# longrun: state, tokens and memory (memory holds the user's words verbatim)", ".longrun/", "memory.db*", "raw_data/"];
+/** The block install adds to a root's .gitignore: a comment, then the layout's lines. */
+export const GITIGNORE_BLOCK = ["# longrun: state, tokens and memory (memory holds the user's words verbatim)", ...GITIGNORE_LINES];
 
 function addToGitignore(root: string): string[] {
   const file = join(root, ".gitignore");
@@ -252,9 +249,9 @@ function addToGitignore(root: string): string[] {
     if ((e as { code?: string }).code !== "ENOENT") throw e;
   }
   const have = new Set(text.split(/\r?\n/).map((l) => l.trim()));
-  const missing = GITIGNORE_LINES.slice(1).filter((l) => !have.has(l) && !have.has("/" + l));
+  const missing = GITIGNORE_BLOCK.slice(1).filter((l) => !have.has(l) && !have.has("/" + l));
   if (missing.length === 0) return [];
-  const add = (text && !text.endsWith("\n") ? "\n" : "") + [GITIGNORE_LINES[0], ...missing].join("\n") + "\n";
+  const add = (text && !text.endsWith("\n") ? "\n" : "") + [GITIGNORE_BLOCK[0], ...missing].join("\n") + "\n";
   writeFileAtomic(file, text + add);
   return missing;
 }

@@ -11,6 +11,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { inodeFiles, ruleSegments } from "../root/layout.ts";
 import { type Tok, tokensMatch } from "./shell/words.ts";
 
 export interface ProtectedRule {
@@ -33,14 +34,17 @@ const PROCESS_VIEWS = ["cwd", "root", "fd", "fdinfo", "map_files", "exe"];
 
 const SHELL_STARTUP = [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".envrc"];
 
-/** Every protected location. docs/gate.md renders these rows (scripts/gen_docs.ts). */
+/**
+ * Every protected location. docs/gate.md renders these rows (scripts/gen_docs.ts). The names of
+ * longrun's, Claude Code's and git's files in a root come from the root's layout (src/root/layout.ts).
+ */
 export const PROTECTED: readonly ProtectedRule[] = [
-  { id: "longrun_state", segments: [[".longrun"]], where: "anywhere", read: true, what: "longrun's state, lock, settings and tokens (.longrun/)" },
-  { id: "longrun_memory", segments: [["memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal"]], where: "longrun_root", read: true, what: "longrun's memory database (memory.db)" },
-  { id: "longrun_raw", segments: [["raw_data"]], where: "longrun_root", read: true, what: "longrun's raw memory bodies (raw_data/)" },
-  { id: "claude_settings", segments: [[".claude"]], where: "anywhere", read: false, what: "Claude Code's settings, hooks and commands (.claude/)" },
-  { id: "claude_json", segments: [[".claude.json"]], where: "anywhere", read: false, what: "Claude Code's user configuration (~/.claude.json)" },
-  { id: "git_config", segments: [[".git"], ["config", "hooks"]], where: "anywhere", read: false, what: "git configuration and hooks, which make read-only git commands run programs" },
+  { id: "longrun_state", segments: ruleSegments("longrun_state"), where: "anywhere", read: true, what: "longrun's state, lock, settings and tokens (.longrun/)" },
+  { id: "longrun_memory", segments: ruleSegments("longrun_memory"), where: "longrun_root", read: true, what: "longrun's memory database (memory.db)" },
+  { id: "longrun_raw", segments: ruleSegments("longrun_raw"), where: "longrun_root", read: true, what: "longrun's raw memory bodies (raw_data/)" },
+  { id: "claude_settings", segments: ruleSegments("claude_settings"), where: "anywhere", read: false, what: "Claude Code's settings, hooks and commands (.claude/)" },
+  { id: "claude_json", segments: ruleSegments("claude_json"), where: "anywhere", read: false, what: "Claude Code's user configuration (~/.claude.json)" },
+  { id: "git_config", segments: ruleSegments("git_config"), where: "anywhere", read: false, what: "git configuration and hooks, which make read-only git commands run programs" },
   { id: "git_user_config", segments: [[".gitconfig"]], where: "anywhere", read: false, what: "git configuration (~/.gitconfig)" },
   { id: "git_xdg_config", segments: [[".config"], ["git"]], where: "anywhere", read: false, what: "git configuration (~/.config/git/)" },
   { id: "shell_startup", segments: [SHELL_STARTUP], where: "anywhere", read: false, what: "shell startup files, which define the commands every later Bash call runs" },
@@ -320,15 +324,7 @@ export function literalRule(path: string, only: (r: ProtectedRule) => boolean, c
 
 /** Inode identities of the protected files that exist, to spot a hard link to one of them. */
 export function protectedInodes(ctx: ProtectContext): Set<string> {
-  const files = [
-    ...["state.json", "http.json", "hooks.json", "pending_checkpoint.json", "lock"].map((f) => `${ctx.root}/.longrun/${f}`),
-    ...["", "-wal", "-shm"].map((s) => `${ctx.root}/memory.db${s}`),
-    `${ctx.root}/.claude/settings.json`,
-    `${ctx.root}/.claude/settings.local.json`,
-    `${ctx.home}/.claude/settings.json`,
-    `${ctx.home}/.claude.json`,
-    ...ctx.exePaths,
-  ];
+  const files = [...inodeFiles(ctx.root, ctx.home), ...ctx.exePaths];
   const out = new Set<string>();
   for (const f of files) {
     try {

@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { countDisk, diskOpsSoFar, literalRule, overBudget, type PathHit, pathHit, PROTECTED, type ProtectContext, type ProtectedRule, protectedInodes, resolveExisting } from "./protect.ts";
+import { LAYOUT } from "../root/layout.ts";
 import { shown, type Tok } from "./shell/words.ts";
 
 /** Entries a walk looks at before it gives up and refuses the tree as too large to check. */
@@ -70,7 +71,7 @@ function walk(dir: string, access: TreeAccess, ctx: ProtectContext, followLinks:
   if (!isDir(abs)) return null;
   // places known to hold protected files, without a walk: the root, the home directory, /proc
   const known: [string, string[]][] = [
-    [resolveExisting(ctx.root), [".longrun", "memory.db", "raw_data", ".claude"]],
+    [resolveExisting(ctx.root), LAYOUT.filter((e) => e.known).map((e) => e.rel)],
     [resolveExisting(ctx.home), [".claude", ".claude.json", ".bashrc", ".profile", ".gitconfig"]],
     ["/proc", ["self/environ"]],
   ];
@@ -401,7 +402,7 @@ export function gitTrackedRefusal(words: readonly string[], ctx: ProtectContext)
   if (top === null) return null;
   const drivers = filterDrivers(cwd);
   if (drivers) return drivers;
-  const specs = [":(top,glob,icase)**/.longrun/**", ":(top,glob,icase)**/memory.db*", ":(top,glob,icase)**/raw_data/**", ":(top,glob,icase)**/.claude/**", ":(top,glob,icase)**/.claude.json"];
+  const specs = LAYOUT.flatMap((e) => (e.tracked ? [`:(top,glob,icase)**/${e.tracked}`] : []));
   const r = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "ls-files", "-z", "--full-name", "--", ...specs], { cwd, encoding: "utf8", timeout: 3000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
   if (r.error) return `git ${rest[at]} could not be checked (${r.error.message})`;
   for (const p of (r.stdout ?? "").split("\0").filter(Boolean)) {

@@ -7,6 +7,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { PROTECTED } from "../hooks/protect.ts";
+import { ROOT_PATHS } from "./layout.ts";
 
 /** Beyond the protected table: git's own directory as a whole (git rewrites and prunes it). */
 const ALSO_FOR_ROOTS = [{ id: "git_dir", segments: [[".git"]], where: "anywhere", what: "git's own directory (.git/)" }] as const;
@@ -17,7 +18,7 @@ const fold = (s: string) => s.normalize("NFKC").toLowerCase();
 
 /** A directory laid out as a longrun root: it holds `.longrun/` or `memory.db`. */
 function isLongrunRoot(dir: string): boolean {
-  for (const [name, dirWanted] of [[".longrun", true], ["memory.db", false]] as const) {
+  for (const [name, dirWanted] of [[ROOT_PATHS.longrun, true], [ROOT_PATHS.memoryDb, false]] as const) {
     try {
       if (statSync(`${dir}/${name}`).isDirectory() === dirWanted) return true;
     } catch {

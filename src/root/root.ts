@@ -6,6 +6,7 @@
 import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:fs";
 import { StorageError } from "../core/errors.ts";
 import { PROTECTED_ROOT_ADVICE, protectedPlace, protectedRootDetail, type RootPlaceHit } from "./place.ts";
+import { ROOT_PATHS } from "./layout.ts";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TaskContract } from "../core/contract.ts";
@@ -22,7 +23,7 @@ import { InProcessSearcher, WorkerSearcher } from "../memory/worker_client.ts";
 import { removeOrphanTemps } from "../store/atomic.ts";
 import { type BlobStore, fileBlobs } from "../store/blobs.ts";
 import { dbBlobs } from "../store/db_blobs.ts";
-import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "../store/server_store.ts";
+import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "../store/server_config.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
 import { readCheckpointLang } from "../store/root_settings.ts";
@@ -75,16 +76,15 @@ export interface RootPaths {
 }
 
 export function rootPaths(dir: string): RootPaths {
-  const longrun = join(dir, ".longrun");
   return {
     dir,
-    longrun,
-    state: join(longrun, "state.json"),
-    pending: join(longrun, "pending_checkpoint.json"),
-    lock: join(longrun, "lock"),
-    settings: join(longrun, "settings.json"),
-    memoryDb: join(dir, "memory.db"),
-    rawData: join(dir, "raw_data"),
+    longrun: join(dir, ROOT_PATHS.longrun),
+    state: join(dir, ROOT_PATHS.state),
+    pending: join(dir, ROOT_PATHS.pending),
+    lock: join(dir, ROOT_PATHS.lock),
+    settings: join(dir, ROOT_PATHS.settings),
+    memoryDb: join(dir, ROOT_PATHS.memoryDb),
+    rawData: join(dir, ROOT_PATHS.rawData),
   };
 }
 

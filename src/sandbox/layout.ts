@@ -2,11 +2,12 @@
  * The protected places as the sandbox sees them: the gate's table (`PROTECTED` in
  * src/hooks/protect.ts) turned into paths relative to the directory they sit in (a longrun root,
  * a git directory, the home directory), each with what the boundary does there and what it puts in
- * place of one that does not exist yet. The names come from the gate's table; this file adds only
- * what a mount needs and the table cannot say (file or directory, placeholder or not) and the few
- * git files the gate's parser never meets but git reads.
+ * place of one that does not exist yet. The names come from the gate's table; what a mount needs
+ * and the table cannot say (file or directory, placeholder or not) and the few git files the
+ * gate's parser never meets but git reads come from the root's layout (src/root/layout.ts).
  */
 import { PROTECTED, type ProtectedRule } from "../hooks/protect.ts";
+import { LAYOUT, type Placeholder } from "../root/layout.ts";
 
 /**
  * What to do in lease mode (a writable root) where the path does not exist yet: put a read-only
@@ -14,7 +15,7 @@ import { PROTECTED, type ProtectedRule } from "../hooks/protect.ts";
  * behind), leave it (`skip`: the command may create it), or let the command create it and remove
  * it afterwards (`remove_after`: an empty placeholder would break git).
  */
-export type Absent = "dir" | "file" | "skip" | "remove_after";
+export type Absent = Placeholder;
 
 export interface MaskEntry {
   /** Path relative to the directory the entry applies at, `/`-separated. */
@@ -27,27 +28,15 @@ export interface MaskEntry {
 }
 
 /** Placeholders a root gets in lease mode, so that a command cannot plant them (a forged WAL or journal would be replayed into memory.db). */
-const ROOT_PLACEHOLDERS: Record<string, Absent> = {
-  ".longrun": "dir",
-  raw_data: "dir",
-  "memory.db": "file",
-  "memory.db-wal": "file",
-  "memory.db-shm": "file",
-  "memory.db-journal": "file",
-  ".claude": "dir",
-};
+const ROOT_PLACEHOLDERS: Record<string, Absent> = Object.fromEntries(LAYOUT.filter((e) => e.placeholder && !e.rel.startsWith(".git/")).map((e) => [e.rel, e.placeholder!]));
 
 /**
  * Inside a git directory: the gate's `.git/config` and `.git/hooks`, and what else makes git run
  * programs or read configuration from elsewhere (`commondir` points git at another directory's
  * config; `info/` holds attributes and excludes; `config.worktree` is read when the config asks).
  */
-const GIT_EXTRA: readonly MaskEntry[] = [
-  { rel: "config.worktree", access: "readonly", absent: "skip", rule: "git_redirect" },
-  { rel: "commondir", access: "readonly", absent: "remove_after", rule: "git_redirect" },
-  { rel: "info", access: "readonly", absent: "dir", rule: "git_redirect" },
-];
-const GIT_PLACEHOLDERS: Record<string, Absent> = { config: "file", hooks: "dir" };
+const GIT_EXTRA: readonly MaskEntry[] = LAYOUT.filter((e) => e.gitRedirect).map((e) => ({ rel: e.rel.slice(".git/".length), access: "readonly", absent: e.placeholder ?? "skip", rule: "git_redirect" }));
+const GIT_PLACEHOLDERS: Record<string, Absent> = Object.fromEntries(LAYOUT.filter((e) => e.protect && e.placeholder && e.rel.startsWith(".git/")).map((e) => [e.rel.slice(".git/".length), e.placeholder!]));
 
 /** Every path a rule's segments name, relative (`.git/config`, `.git/hooks`). */
 function relPaths(rule: ProtectedRule): string[] {

@@ -14,6 +14,7 @@ import { scanAround } from "./scan.ts";
 import { seccompProgram } from "./seccomp.ts";
 import { findBwrap, NOT_INSTALLED } from "./status.ts";
 import { insideOuterSandbox, LandlockRefusal, runUnderLandlock } from "./landlock_run.ts";
+import { GITIGNORE_LINES } from "../root/layout.ts";
 
 export type SandboxErrorCode = "bad_mode" | "bad_root" | "not_installed" | "scan_incomplete" | "protected_link" | "setup_failed";
 
@@ -86,7 +87,7 @@ function exePaths(): string[] {
   }
 }
 
-/** Server-store state directories (src/store/server_store.ts's defaults and LONGRUN_STATE_DIR), real paths of those that exist. */
+/** Server-store state directories (src/store/server_config.ts's defaults and LONGRUN_STATE_DIR), real paths of those that exist. */
 function stateDirs(env: Record<string, string | undefined>, home: string): string[] {
   const out = new Set<string>();
   const add = (p: string | undefined) => {
@@ -149,7 +150,7 @@ function removeTree(dir: string): void {
 }
 
 /** Lines src/hooks/install.ts adds to .gitignore: what the sandbox hides, for git inside to pass over. */
-const LONGRUN_IGNORED = ["# longrun sandbox: longrun's files, hidden here", "/.longrun/", "/memory.db*", "/raw_data/"];
+const LONGRUN_IGNORED = ["# longrun sandbox: longrun's files, hidden here", ...GITIGNORE_LINES.map((l) => `/${l}`)];
 
 /** The root's .git/info/exclude with longrun's files added, written to `out`; null when the root has none. */
 function excludeWithLongrun(root: string, out: string): string | null {
