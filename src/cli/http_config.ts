@@ -9,7 +9,7 @@ import type { LogFormat } from "../http/log.ts";
 import { LOG_FORMATS } from "../http/log.ts";
 import { type Tokens, TokenEnvError, tokensFrom } from "../http/tokens.ts";
 import { InvalidRootError, resolveRoot } from "../root/root.ts";
-import type { ServerStore } from "../store/server_store.ts";
+import type { ServerStore } from "../store/server_config.ts";
 
 export class ConfigError extends Error {
   override name = "ConfigError";

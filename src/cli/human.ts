@@ -10,7 +10,7 @@ import { LongrunError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
 import { existsSync } from "node:fs";
 import { InvalidRootError, Root, resolveRoot, rootPaths } from "../root/root.ts";
-import type { ServerStore } from "../store/server_store.ts";
+import type { ServerStore } from "../store/server_config.ts";
 import { forgetIdentity } from "../store/root_identity.ts";
 
 function describeTask(t: TaskState | null): string {

@@ -130,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
     return usage(`--max-roots (or LONGRUN_MAX_ROOTS) must be a whole number from 1 to 100000, got ${JSON.stringify(maxRootsText)}`);
   }
   // a root on a libSQL server instead of a directory: --store/--project or LONGRUN_STORE/LONGRUN_PROJECT
-  const { serverStoreFrom, StoreConfigError } = await import("../store/server_store.ts");
+  const { serverStoreFrom, StoreConfigError } = await import("../store/server_config.ts");
   // a --root flag names a local root even where LONGRUN_STORE is set (a flag beats the environment)
   if (root !== null && values.store !== undefined) return usage("--root and --store name two different roots; pass one of them");
   if (values.store === undefined && (values.project !== undefined || values["state-dir"] !== undefined) && root !== null) {

@@ -10,7 +10,7 @@ import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
 import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../root/registry.ts";
-import type { ServerStore } from "../store/server_store.ts";
+import type { ServerStore } from "../store/server_config.ts";
 import { rootAtStart } from "./root_arg.ts";
 
 /** The root's approval marker (its hook settings), or the default when they cannot be read. */

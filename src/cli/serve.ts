@@ -3,7 +3,7 @@ import { Dispatcher } from "../rpc/dispatcher.ts";
 import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../root/registry.ts";
 import { rootAtStart } from "./root_arg.ts";
-import type { ServerStore } from "../store/server_store.ts";
+import type { ServerStore } from "../store/server_config.ts";
 import { serveStdio } from "../stdio/server.ts";
 
 export async function runServe(options: { root: string | null; maxRoots?: number; server?: ServerStore | null }): Promise<number> {

@@ -6,7 +6,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { normalize, sep } from "node:path";
 import { LimitExceededError } from "../core/errors.ts";
 import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
-import { type ServerStore, serverPendingPath, storeName } from "../store/server_store.ts";
+import { type ServerStore, serverPendingPath, storeName } from "../store/server_config.ts";
 import { classifyStorage } from "../db/fault.ts";
 
 export interface RootRegistryOptions {

@@ -1,6 +1,6 @@
 /**
- * A root on a libSQL server (`sqld`, or any libSQL endpoint): the URL of one database and the key
- * of the project it holds. Task state, leases, turns, memory, the run ledger and every blob live
+ * The configuration of a root on a libSQL server (`sqld`, or any libSQL endpoint), parsed and
+ * checked: the URL of one database and the key of the project it holds. Task state, leases, turns, memory, the run ledger and every blob live
  * in that database; the runner keeps only its pending-checkpoint file on its own disk (the seed's
  * fallback when the server cannot be reached), in a directory of its own per URL and project.
  *
