@@ -29,14 +29,14 @@ import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
 import { parseApproval } from "./approval.ts";
+import { type ClaudeEvent, eventColumn } from "./events.ts";
 import type { HookConfig } from "./config.ts";
 import { protectContext } from "./protect.ts";
 import { decideTool, type ShellRun, type ToolContext } from "./tools.ts";
 import { sandboxedCommand } from "./wrap.ts";
 import { lastAssistantText } from "./transcript.ts";
 
-export const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact"] as const;
-export type ClaudeEvent = (typeof CLAUDE_EVENTS)[number];
+export { CLAUDE_EVENTS, type ClaudeEvent } from "./events.ts";
 
 export type HookInput = Record<string, unknown>;
 /** What a hook prints: a JSON object, or nothing at all (no decision). */
@@ -44,14 +44,8 @@ export type HookOutput = Record<string, unknown> | null;
 
 export const GRANTED_BY = "host:claude-prompt";
 
-/** How long a hook waits for another process's lock on the state file. */
-export const LOCK_WAIT_MS: Readonly<Record<ClaudeEvent, number>> = {
-  PreToolUse: 2_000,
-  UserPromptSubmit: 5_000,
-  SessionStart: 5_000,
-  Stop: 5_000,
-  PreCompact: 5_000,
-};
+/** How long a hook waits for another process's lock on the state file (the events table's `lockWaitMs`). */
+export const LOCK_WAIT_MS: Readonly<Record<ClaudeEvent, number>> = eventColumn("lockWaitMs");
 
 /** The paths of a root, computed without importing the memory layer. */
 function paths(root: string) {

@@ -29,7 +29,7 @@ import { selfArgv } from "../runtime/index.ts";
 import { sandboxStatus } from "../sandbox/status.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { DEFAULT_MARKER } from "./approval.ts";
-import { CLAUDE_EVENTS, type ClaudeEvent } from "./claude.ts";
+import { CLAUDE_EVENTS, type ClaudeEvent, eventColumn, HOOK_EVENTS, type HookEvent } from "./events.ts";
 import { loadHookConfig } from "./config.ts";
 import { GIT_ENTRIES } from "../sandbox/layout.ts";
 import { PROTECTED } from "./protect.ts";
@@ -37,17 +37,10 @@ import { GITIGNORE_LINES, layoutDenyRules } from "../root/layout.ts";
 
 const MARK = " hook claude ";
 
-/** Seconds Claude Code waits for each hook; each answers on its own well before (DEADLINE_MS). */
-export const HOOK_TIMEOUTS: Readonly<Record<ClaudeEvent, number>> = {
-  PreToolUse: 10,
-  UserPromptSubmit: 30,
-  SessionStart: 60,
-  Stop: 60,
-  PreCompact: 60,
-};
+/** Seconds Claude Code waits for each hook; each answers on its own well before (the events table's `deadlineMs`). */
+export const HOOK_TIMEOUTS: Readonly<Record<ClaudeEvent, number>> = eventColumn("timeoutSeconds");
 
-/** The hooks whose failure must block: the gate and the turn boundary. */
-const BLOCK_ON_FAILURE: ReadonlySet<ClaudeEvent> = new Set(["PreToolUse", "UserPromptSubmit"]);
+const row = (event: ClaudeEvent): HookEvent => HOOK_EVENTS[event];
 
 function shellQuote(s: string): string {
   return /^[A-Za-z0-9_\/.:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -134,9 +127,11 @@ export function withLongrunHooks(settings: Record<string, unknown>, self: string
   const base = withoutLongrun(settings, root, self);
   const hooks = { ...((base.hooks as Record<string, Group[]> | undefined) ?? {}) };
   for (const event of CLAUDE_EVENTS) {
+    const { matcher, blocking } = row(event);
     const entry: HookEntry = { type: "command", command: hookCommand(self, event, root), timeout: HOOK_TIMEOUTS[event] };
-    if (BLOCK_ON_FAILURE.has(event)) entry.onFailure = "block";
-    hooks[event] = [...(hooks[event] ?? []), { ...(event === "PreToolUse" ? { matcher: "*" } : {}), hooks: [entry] }];
+    // the gate and the turn boundary: a hook that cannot answer blocks instead of letting the call through
+    if (blocking) entry.onFailure = "block";
+    hooks[event] = [...(hooks[event] ?? []), { ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] }];
   }
   const permissions = { ...((base.permissions as Record<string, unknown> | undefined) ?? {}) };
   const deny = Array.isArray(permissions.deny) ? (permissions.deny as unknown[]) : [];
@@ -255,14 +250,6 @@ function addToGitignore(root: string): string[] {
   writeFileAtomic(file, text + add);
   return missing;
 }
-
-const SAMPLES: Record<ClaudeEvent, Record<string, unknown>> = {
-  SessionStart: { hook_event_name: "SessionStart", source: "startup" },
-  UserPromptSubmit: { hook_event_name: "UserPromptSubmit", prompt: "hello" },
-  PreToolUse: { hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: "x.txt", content: "x" } },
-  Stop: { hook_event_name: "Stop", stop_hook_active: false },
-  PreCompact: { hook_event_name: "PreCompact", trigger: "manual" },
-};
 
 function runOnce(argv: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -438,14 +425,15 @@ export async function installClaudeHooks(rootArg: string, options: InstallOption
   let failed = 0;
   try {
     for (const event of CLAUDE_EVENTS) {
-      const r = await runOnce([...self, "hook", "claude", event, "--root", scratch], JSON.stringify({ ...SAMPLES[event], cwd: scratch }));
+      const r = await runOnce([...self, "hook", "claude", event, "--root", scratch], JSON.stringify({ ...row(event).sample, cwd: scratch }));
       let ok = r.code === 0;
       let answer = "";
       try {
         const out = r.stdout.trim() ? JSON.parse(r.stdout) : {};
         const decision = out.hookSpecificOutput?.permissionDecision;
         answer = decision ? `${decision}` : "answered";
-        if (event === "PreToolUse") ok &&= decision === "deny"; // a write with no task and no lease must be refused
+        const wanted = row(event).sampleDecision;
+        if (wanted) ok &&= decision === wanted; // the gate's sample, a write with no task and no lease, must be refused
       } catch {
         ok = false;
         answer = `not JSON: ${r.stdout.slice(0, 80)}`;
