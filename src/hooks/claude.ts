@@ -28,7 +28,7 @@ import { hookServerStore, requireStateDir, serverPendingPath, serverSessionPath 
 import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
-import { parseApproval } from "./approval.ts";
+import { parseApproval } from "../core/approval.ts";
 import { type ClaudeEvent, eventColumn } from "./events.ts";
 import type { HookConfig } from "./config.ts";
 import { protectContext } from "./protect.ts";

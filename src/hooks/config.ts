@@ -17,7 +17,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ROOT_PATHS } from "../root/layout.ts";
-import { DEFAULT_MARKER } from "./approval.ts";
+import { DEFAULT_MARKER } from "../core/approval.ts";
 
 export interface HookConfig {
   approve_marker: string;

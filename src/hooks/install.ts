@@ -28,7 +28,7 @@ import { resolveRoot } from "../root/root.ts";
 import { selfArgv } from "../runtime/index.ts";
 import { sandboxStatus } from "../sandbox/status.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
-import { DEFAULT_MARKER } from "./approval.ts";
+import { DEFAULT_MARKER } from "../core/approval.ts";
 import { CLAUDE_EVENTS, type ClaudeEvent, eventColumn, HOOK_EVENTS, type HookEvent } from "./events.ts";
 import { loadHookConfig } from "./config.ts";
 import { GIT_ENTRIES } from "../sandbox/layout.ts";

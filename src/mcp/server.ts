@@ -17,7 +17,7 @@ import {
   ReadResourceRequestSchema,
   RequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MARKER } from "../hooks/approval.ts";
+import { DEFAULT_MARKER } from "../core/approval.ts";
 import type { Dispatcher } from "../rpc/dispatcher.ts";
 import type { ErrorObject } from "../rpc/errors.ts";
 import type { Caller } from "../rpc/method.ts";

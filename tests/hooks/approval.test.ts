@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseApproval } from "../../src/hooks/approval.ts";
+import { parseApproval } from "../../src/core/approval.ts";
 
 describe("the approval line in a prompt", () => {
   test("a line starting with the marker approves, the rest is the reason", () => {

@@ -5,7 +5,9 @@
  *   /approve refactor the parser                      -> a lease for this turn, reason as written
  *   /approve scope=src/**,tests/** ttl=10m uses=3 fix  -> with scope patterns, a time to live, a use count
  *
- * Options come first (`scope=`, `ttl=` in s/m/h, `uses=`); the rest of the line is the reason. Pure.
+ * Options come first (`scope=`, `ttl=` in s/m/h, `uses=`); the rest of the line is the reason.
+ * Pure, and in the core because two edges read it: the Claude Code hook parses the line, the MCP
+ * server names the default marker.
  */
 
 export interface Approval {
