@@ -11,9 +11,9 @@
  * not wait for a writer). One-shot processes (a hook, the CLI) and the search Worker use one
  * connection on their own thread. A server URL goes through `@libsql/client`.
  */
-import { classifyRemote, openClient, RemoteSession } from "./remote.ts";
+import { openClient, RemoteSession } from "./remote.ts";
 import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, runScript, type ScriptStep } from "./types.ts";
-import { classifyStorage } from "./fault.ts";
+import { classifyDriver, classifyStorage } from "./fault.ts";
 import { releaseStatements, SyncDb } from "./local.ts";
 import { WriterClient } from "./writer_client.ts";
 
@@ -249,8 +249,7 @@ export class Database {
   #classified<T>(op: () => Promise<T>): () => Promise<T> {
     return () =>
       op().catch((e: unknown) => {
-        const seen = this.url.startsWith("file:") ? e : classifyRemote(e, this.#path);
-        const known = classifyStorage(seen, this.#path) ?? seen;
+        const known = classifyDriver(e, this.#path, !this.url.startsWith("file:"));
         // SQLite keeps a file it could only open read-only read-only for good: this handle must be replaced
         if ((known as { data?: { reason?: unknown } }).data?.reason === "read_only") this.#needsReopen = true;
         throw known;

@@ -1,15 +1,27 @@
 /**
  * Driver and file-system errors as kinds a caller can act on: disk full, read-only, I/O, missing
- * (`storage_error`), a damaged database (`memory_corrupt`), a lock held past the wait (`conflict`).
- * Anything else is left as it is (and reaches the wire as `internal`).
+ * (`storage_error`), a damaged database (`memory_corrupt`), a lock held past the wait (`conflict`),
+ * a libSQL server that cannot be reached or refused the runner. Anything else is left as it is
+ * (and reaches the wire as `internal`). The one place that reads drivers' codes and messages:
+ * every layer above sees kinds (`classifyDriver`, `classifyStorage`, `classifyRemote`, `isBusyError`).
  */
 import { ConflictError, LongrunError, MemoryCorruptError, StorageError, type StorageFault } from "../core/errors.ts";
 import { readdirSync, readFileSync } from "node:fs";
-import { isBusyError } from "./sql.ts";
 
 function codeOf(e: unknown): string {
   const err = e as { code?: unknown; errno?: unknown } | null;
   return typeof err?.code === "string" ? err.code : "";
+}
+
+/** SQLite's "database is locked" from any of the drivers (libSQL, bun:sqlite, node:sqlite), raw or classified. */
+export function isBusyError(e: unknown): boolean {
+  const err = e as { code?: unknown; rawCode?: unknown; errcode?: unknown; errno?: unknown; message?: unknown; kind?: unknown; data?: { reason?: unknown } } | null;
+  // already classified (classifyStorage below): a lock held past the wait
+  if (err?.kind === "conflict" && err.data?.reason === "lock_timeout") return true;
+  const code = typeof err?.code === "string" ? err.code : "";
+  if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED") return true;
+  if (err?.rawCode === 5 || err?.rawCode === 6 || err?.errcode === 5 || err?.errno === 5) return true;
+  return typeof err?.message === "string" && /database is locked|database table is locked|SQLITE_BUSY/i.test(err.message);
 }
 
 /**
@@ -63,4 +75,36 @@ function outOfDescriptors(): boolean {
     const code = (e as { code?: string }).code;
     return code === "EMFILE" || code === "ENFILE"; // not even /proc could be opened: out of them indeed
   }
+}
+
+/**
+ * A server's failure as what it is: an SQL error stays as it is (classified like a local one); a
+ * connection refused, reset or timed out, a WebSocket closed, a 5xx — the server is unreachable; a
+ * 401/403 — it refused this runner.
+ */
+export function classifyRemote(e: unknown, url: string): unknown {
+  if (e instanceof StorageError) return e;
+  const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
+  const code = typeof err?.code === "string" ? err.code : "";
+  const msg = typeof err?.message === "string" ? err.message : String(e);
+  if (code.startsWith("SQLITE_") && !/SQLITE_(IOERR|CANTOPEN)/.test(code)) return e;
+  if (/HTTP status 40[13]\b|AUTH_|unauthorized|forbidden/i.test(msg + " " + code)) return new StorageError("refused", url, msg, e);
+  if (/EPROTO|TLS|SSL|certificate|CERT_/i.test(msg + " " + code)) {
+    const plain = /^(libsql|https|wss):/.test(url) ? " (libsql://, https:// and wss:// speak TLS; a server without TLS is http:// or ws://)" : "";
+    return new StorageError("unreachable", url, `${msg}${plain}`, e);
+  }
+  if (
+    /fetch failed|ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|Unable to connect|socket|network|WebSocket|HRANA_(WEBSOCKET|CLOSED)|HTTP status 5\d\d|timed? ?out|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|dns|STREAM_EXPIRED|closed/i
+      .test(msg + " " + code + " " + String(err?.name ?? ""))
+  ) return new StorageError("unreachable", url, msg, e);
+  return e;
+}
+
+/**
+ * A failure of the database at `path` (a file, or a server's URL when `remote`) as a kind the
+ * caller can act on, or the error as it is: what every operation of `Database` throws.
+ */
+export function classifyDriver(e: unknown, path: string, remote: boolean): unknown {
+  const seen = remote ? classifyRemote(e, path) : e;
+  return classifyStorage(seen, path) ?? seen;
 }

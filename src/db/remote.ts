@@ -1,11 +1,11 @@
 /**
  * A libSQL server through `@libsql/client/web` (fetch and WebSocket: no native module, so the
- * per-call hook can use it too): the client, a write transaction, the task state's `SqlConn`, and
- * a server's failures as what they are for the caller.
+ * per-call hook can use it too): the client, a write transaction, and the task state's `SqlConn`,
+ * whose failures are classified by db/fault.ts (`classifyRemote`).
  */
 import { type Client, createClient, type InValue, type ResultSet } from "@libsql/client/web";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { StorageError } from "../core/errors.ts";
+import { classifyRemote } from "./fault.ts";
 import type { SqlArg, SqlConn, SqlRow } from "./sql.ts";
 
 export function openClient(url: string, authToken?: string): Client {
@@ -117,29 +117,6 @@ export class RemoteSession {
       tx.close();
     }
   }
-}
-
-/**
- * A server's failure as what it is: an SQL error stays as it is (classified like a local one); a
- * connection refused, reset or timed out, a WebSocket closed, a 5xx — the server is unreachable; a
- * 401/403 — it refused this runner.
- */
-export function classifyRemote(e: unknown, url: string): unknown {
-  if (e instanceof StorageError) return e;
-  const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
-  const code = typeof err?.code === "string" ? err.code : "";
-  const msg = typeof err?.message === "string" ? err.message : String(e);
-  if (code.startsWith("SQLITE_") && !/SQLITE_(IOERR|CANTOPEN)/.test(code)) return e;
-  if (/HTTP status 40[13]\b|AUTH_|unauthorized|forbidden/i.test(msg + " " + code)) return new StorageError("refused", url, msg, e);
-  if (/EPROTO|TLS|SSL|certificate|CERT_/i.test(msg + " " + code)) {
-    const plain = /^(libsql|https|wss):/.test(url) ? " (libsql://, https:// and wss:// speak TLS; a server without TLS is http:// or ws://)" : "";
-    return new StorageError("unreachable", url, `${msg}${plain}`, e);
-  }
-  if (
-    /fetch failed|ECONNREFUSED|ECONNRESET|ConnectionRefused|ConnectionClosed|Unable to connect|socket|network|WebSocket|HRANA_(WEBSOCKET|CLOSED)|HTTP status 5\d\d|timed? ?out|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|dns|STREAM_EXPIRED|closed/i
-      .test(msg + " " + code + " " + String(err?.name ?? ""))
-  ) return new StorageError("unreachable", url, msg, e);
-  return e;
 }
 
 /**

@@ -18,14 +18,3 @@ export interface SqlConn extends SqlExec {
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
 }
 
-/** SQLite's "database is locked" from any of the drivers (libSQL, bun:sqlite, node:sqlite), raw or classified. */
-export function isBusyError(e: unknown): boolean {
-  const err = e as { code?: unknown; rawCode?: unknown; errcode?: unknown; errno?: unknown; message?: unknown; kind?: unknown; data?: { reason?: unknown } } | null;
-  // already classified (db/fault.ts): a lock held past the wait
-  if (err?.kind === "conflict" && err.data?.reason === "lock_timeout") return true;
-  const code = typeof err?.code === "string" ? err.code : "";
-  if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_") || code === "SQLITE_LOCKED") return true;
-  if (err?.rawCode === 5 || err?.rawCode === 6 || err?.errcode === 5 || err?.errno === 5) return true;
-  return typeof err?.message === "string" && /database is locked|database table is locked|SQLITE_BUSY/i.test(err.message);
-}
-

@@ -13,7 +13,7 @@ export interface ResultRows {
 }
 
 /** SQLite's "database is busy/locked", from any driver. */
-export { isBusyError as busyError } from "./sql.ts";
+export { isBusyError as busyError } from "./fault.ts";
 
 /** Settings of every local connection (acknowledged writes survive power loss; references are checked). */
 export const CONNECTION_PRAGMAS: readonly string[] = ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"];

@@ -12,11 +12,21 @@ import type { TaskState } from "../core/task.ts";
 import { renameSync } from "node:fs";
 import { RUN_ID } from "../core/ids.ts";
 import { lockHolder } from "./lock_holder.ts";
-import { isBusyError, type SqlConn, type SqlExec } from "../db/sql.ts";
+import { isBusyError } from "../db/fault.ts";
+import type { SqlConn, SqlExec } from "../db/sql.ts";
 import { decodeState } from "./state_codec.ts";
 
 /** The schema version of memory.db that holds task state (older roots keep it in `.longrun/state.json`). */
 export const STATE_IN_DB_VERSION = 3;
+
+/** The schema version of the database `x` reads (0 when it has no schema yet, or cannot tell). */
+export async function storedSchemaVersion(x: SqlExec): Promise<number> {
+  try {
+    return Number((await x.run("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations", []))[0]?.v ?? 0);
+  } catch {
+    return 0;
+  }
+}
 
 export const CURRENT_TASK = "current_task";
 /** Set when a root's legacy `state.json` could not be read: the state is corrupt until recovered. */
