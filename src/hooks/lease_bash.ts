@@ -188,7 +188,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
     }
     // an operand pattern names the executable only through what it matches on disk (pathHit above)
     if (i === 0 && !w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${shown(w.raw)} could name longrun's executable`;
-    if (strict && COMMAND_BUILDERS.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
+    if (strict && COMMAND_BUILDERS.names.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
     const interp = INTERPRETERS.find((x) => x.name.test(name));
     if (strict && interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none")) {
       return `${name} runs code given inline, which longrun cannot check; write the code to a file in the project and run that file`;
@@ -201,7 +201,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       const why = sedRefusal(texts.slice(i + 1));
       if (why) return why;
     }
-    const commandOptions = w.literal && strict ? COMMAND_OPTIONS[name] : undefined;
+    const commandOptions = w.literal && strict && Object.hasOwn(COMMAND_OPTIONS, name) ? COMMAND_OPTIONS[name]!.options : undefined;
     if (commandOptions) {
       const bad = texts.slice(i + 1).find((t) => commandOptions.some((o) => t === o || t.startsWith(o + "=") || (o.length === 2 && t.startsWith(o) && !t.startsWith("--")) || (name === "ssh" && /proxycommand|localcommand|permitlocalcommand/i.test(t))));
       if (bad) return `${name} ${bad} hands ${name} a command to run, which longrun cannot check`;
@@ -210,11 +210,11 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       const why = sshRefusal(texts.slice(i + 1), c, depth);
       if (why) return why;
     }
-    if (SHELLS.test(name)) {
+    if (SHELLS.name.test(name)) {
       const why = shellRefusal(cmd, words, i, at, c, depth);
       if (why) return why;
     }
-    if (w.literal && (i === 0 || WRAPPERS.has(basename(texts[0]!)))) {
+    if (w.literal && (i === 0 || WRAPPERS.names.has(basename(texts[0]!)))) {
       const why = runRefusal(texts, i, at, c, depth);
       if (why) return why;
     }
@@ -230,7 +230,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       const renames = texts.slice(i + 1).find((t) => /^--(transform|xform)(=|$)/.test(t));
       if (renames) return `tar ${renames.split("=")[0]} renames what it writes, so longrun cannot tell where the files land`;
     }
-    const shellFlags = SHELL_STRING_FLAGS[name];
+    const shellFlags = Object.hasOwn(SHELL_STRING_FLAGS, name) ? SHELL_STRING_FLAGS[name]!.flags : undefined;
     if (shellFlags?.length) {
       for (let k = i + 1; k < words.length; k++) {
         if (shellFlags.includes("*") || shellFlags.includes(texts[k - 1]!)) {
@@ -247,7 +247,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
     const why = nestedRefusal(texts.slice(1).join(" "), c, depth);
     if (why) return `eval: ${why}`;
   }
-  if (strict && SCHEDULERS.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
+  if (strict && SCHEDULERS.names.has(basename(first))) return `${basename(first)} schedules commands to run later, outside this turn and its lease; run them now, or ask the user`;
   const findAt = words.findIndex((w) => w.literal && basename(w.text) === "find");
   if (findAt >= 0) {
     const why = (strict ? findRefusal(words.slice(findAt + 1), dotglob) : null) ?? findTreeRefusal(texts.slice(findAt + 1), c.protect);
@@ -307,7 +307,7 @@ function runRefusal(texts: readonly string[], i: number, at: number, c: Checking
     const why = scriptFileRefusal(t, "program", at, c.view, c.protect, shell);
     if (why) return why;
   }
-  if (CODE_RUNNERS.test(name)) {
+  if (CODE_RUNNERS.name.test(name)) {
     const after = texts.slice(i + 1);
     const m = after.findIndex((x) => x === "-m" || (x.startsWith("-m") && x.length > 2 && !x.startsWith("--")));
     if (m >= 0 && /^python|^pypy/.test(name)) {

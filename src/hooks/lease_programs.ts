@@ -6,6 +6,7 @@
  * disk reads of protect.ts and trees.ts.
  */
 import { PROTECTED, type ProtectContext } from "./protect.ts";
+import type { RuleExamples } from "./rule_examples.ts";
 import { fileListHit } from "./script_files.ts";
 import { shown, type Tok, tokensMatch } from "./shell/words.ts";
 import { treeOperationRefusal } from "./trees.ts";
@@ -245,3 +246,40 @@ export function fileListRefusal(name: string, after: readonly string[], ctx: Pro
   }
   return null;
 }
+
+/**
+ * The rules above as rows, each with why it exists and its examples: command lines it must let
+ * through and must refuse under a lease (run in process by tests/hooks/rule_examples.test.ts).
+ */
+export const LEASE_PROGRAMS: Readonly<Record<string, { rule: string; why: string; examples: RuleExamples }>> = {
+  "git -c": {
+    rule: "gitConfigOverride",
+    why: "configuration set on the command line can make git run any program (core.pager, core.fsmonitor, alias.x=!…)",
+    examples: { pass: ["git -c color.ui=never log", "git -c user.name=x -c user.email=y log"], refused: ["git -c core.fsmonitor=id status", "git -c alias.x='!ls' x", "git --config-env=core.pager=X log"] },
+  },
+  "git config": {
+    rule: "gitConfigWrite",
+    why: "written configuration makes later git commands run programs, after the lease",
+    examples: { pass: ["git config user.name", "git config --get core.editor", "git config --list"], refused: ["git config core.hooksPath hk", "git config --global alias.st '!touch /tmp/pwned'", "git -C sub config core.fsmonitor x"] },
+  },
+  sed: {
+    rule: "sedRefusal",
+    why: "sed hands the text of its e command (or the e flag of s) to a shell",
+    examples: { pass: ["sed -i 's/foo/bar/g' src/a.ts", "sed -n '1,5p' a.txt"], refused: ["sed 's/x/y/e' a.txt", "sed -n '1e id' a.txt", "sed -f script.sed a.txt"] },
+  },
+  find: {
+    rule: "findRefusal",
+    why: "an action (-delete, -exec, -fprint, …) may only act on names that no protected file has",
+    examples: { pass: ["find . -name '*.pyc' -delete", "find . -type f"], refused: ["find . -name '*.json' -delete", "find . -name '*' -delete", "find . -type f -o -name x -delete", "find . -execdir rm {} \\;"] },
+  },
+  "find -exec over a tree": {
+    rule: "findTreeRefusal",
+    why: "a whole-tree command that -exec runs on a starting point covers the tree",
+    examples: { pass: ["find src -maxdepth 0 -name src -exec chmod -R u+w {} +"], refused: ["find . -name . -exec rm -rf {} +", "find . -maxdepth 0 -name . -exec chmod -R 777 {} \\;"] },
+  },
+  "file lists": {
+    rule: "fileListRefusal",
+    why: "tar -T, rsync --files-from, zip -@ and cpio take the names of the files to copy from input the gate does not see",
+    examples: { pass: ["tar -czf /tmp/longrun-src.tgz src"], refused: ["find . -print0 | tar --null -T - -czf /tmp/x.tgz", "ls -a | zip -@ /tmp/x.zip", "find . | cpio -o > /tmp/x.cpio"] },
+  },
+};

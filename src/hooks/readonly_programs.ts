@@ -8,7 +8,11 @@
  * Value kinds: `text` (any literal), `number`, `path` (checked against protected paths),
  * `git_format` (a format without the `%G` signature placeholders, which run gpg), or a list of
  * allowed values. An `optional` long option takes its value only as `--name=value`.
+ *
+ * Each row carries its examples: command lines it must pass and must refuse, run in process by
+ * tests/hooks/rule_examples.test.ts (a row without both kinds fails that test).
  */
+import type { RuleExamples } from "./rule_examples.ts";
 
 export type ValueKind = "text" | "number" | "path" | "git_format" | readonly string[];
 
@@ -49,6 +53,8 @@ export interface ProgramRule {
   filesOnly?: string;
   /** One line for the docs (docs/gate.md's generated table). */
   note?: string;
+  /** Command lines this row lets through in a read-only turn, and ones it refuses (tests run them all). */
+  examples: RuleExamples;
 }
 
 const COLOR = ["never", "auto", "always"] as const;
@@ -90,7 +96,7 @@ const GIT_LOG_VALUED: Record<string, ValueKind> = {
   "--max-parents": "number",
 };
 
-const gitLog: ProgramRule = {
+const gitLog: Omit<ProgramRule, "examples"> = {
   flags: GIT_DIFF_FLAGS + "i",
   valued: { n: "number", S: "text", G: "text", U: "number" },
   numeric: true,
@@ -102,23 +108,54 @@ const gitLog: ProgramRule = {
 
 /** The read-only programs, by command name. */
 export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
-  pwd: { flags: "LP", operands: "none", builtin: true },
-  cd: { flags: "LP", operands: "paths", maxOperands: 1, builtin: true, note: "changes the shell's directory only" },
-  echo: { flags: "neE", operands: "text", builtin: true },
-  printf: { operands: "text", builtin: true, note: "no -v" },
-  true: { operands: "none", builtin: true },
-  false: { operands: "none", builtin: true },
+  pwd: {
+    flags: "LP", operands: "none", builtin: true,
+    examples: { pass: ["pwd", "pwd -P"], refused: ["pwd src"] },
+  },
+  cd: {
+    flags: "LP", operands: "paths", maxOperands: 1, builtin: true, note: "changes the shell's directory only",
+    examples: { pass: ["cd src && ls", "cd -P src"], refused: ["cd src src", "cd .longrun"] },
+  },
+  echo: {
+    flags: "neE", operands: "text", builtin: true,
+    examples: { pass: ["echo hello", "echo -n hi"], refused: ["echo hi > file.txt", "echo $(rm x)"] },
+  },
+  printf: {
+    operands: "text", builtin: true, note: "no -v",
+    examples: { pass: ["printf '%s\\n' hello"], refused: ["printf -v x hi"] },
+  },
+  true: {
+    operands: "none", builtin: true,
+    examples: { pass: ["true"], refused: ["true > x"] },
+  },
+  false: {
+    operands: "none", builtin: true,
+    examples: { pass: ["false"], refused: ["false > x"] },
+  },
   ls: {
     flags: "aAlhtrSR1dFpisnguocUXvGLk",
     valued: { I: "text", w: "number" },
     long: ["--all", "--almost-all", "--human-readable", "--recursive", "--reverse", "--directory", "--classify", "--inode", "--size", "--dereference", "--group-directories-first", "--full-time", "--numeric-uid-gid", "--no-group"],
     longValued: { "--color": COLOR, "--sort": ["none", "size", "time", "version", "extension", "name", "width"], "--ignore": "text", "--time-style": "text", "--width": "number" },
     operands: "paths",
+    examples: { pass: ["ls", "ls -la src", "ls 2>/dev/null"], refused: ["ls > /tmp/x", "ls $X", "ls --hyperlink"] },
   },
-  cat: { flags: "AbeEnstTuv", long: ["--number", "--number-nonblank", "--show-all", "--show-ends", "--show-tabs", "--squeeze-blank", "--show-nonprinting"], operands: "paths" },
-  head: { flags: "qvz", valued: { n: "number", c: "number" }, numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated"], longValued: { "--lines": "number", "--bytes": "number" }, operands: "paths" },
-  tail: { flags: "qvz", valued: { n: "number", c: "number" }, numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated"], longValued: { "--lines": "number", "--bytes": "number" }, operands: "paths", note: "no -f" },
-  wc: { flags: "clmwL", long: ["--bytes", "--chars", "--lines", "--words", "--max-line-length"], operands: "paths" },
+  cat: {
+    flags: "AbeEnstTuv", long: ["--number", "--number-nonblank", "--show-all", "--show-ends", "--show-tabs", "--squeeze-blank", "--show-nonprinting"], operands: "paths",
+    examples: { pass: ["cat a.txt", "cat -n a.txt b.txt"], refused: ["cat .longrun/http.json", "cat *", "cat a >| b"] },
+  },
+  head: {
+    flags: "qvz", valued: { n: "number", c: "number" }, numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated"], longValued: { "--lines": "number", "--bytes": "number" }, operands: "paths",
+    examples: { pass: ["head -n 5 a.txt", "head -5 a.txt"], refused: ["head -n $(id) a.txt", "head .longrun/http.json"] },
+  },
+  tail: {
+    flags: "qvz", valued: { n: "number", c: "number" }, numeric: true, long: ["--quiet", "--silent", "--verbose", "--zero-terminated"], longValued: { "--lines": "number", "--bytes": "number" }, operands: "paths", note: "no -f",
+    examples: { pass: ["tail -n 2 a.txt"], refused: ["tail -f a.txt"] },
+  },
+  wc: {
+    flags: "clmwL", long: ["--bytes", "--chars", "--lines", "--words", "--max-line-length"], operands: "paths",
+    examples: { pass: ["wc -l a.txt"], refused: ["wc --files0-from=list"] },
+  },
   grep: {
     flags: "iyvwxcLlnhHoqsbZzEFGPaUTrR",
     valued: { e: "text", f: "path", m: "number", A: "number", B: "number", C: "number" },
@@ -137,8 +174,12 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
     operands: "pattern_then_paths",
     recursive: { flags: "rR", long: ["--recursive", "--dereference-recursive"], follow: "R", followLong: ["--dereference-recursive"], defaultCwd: true },
     note: "-r/-R only over directories that hold none of longrun's files (name them: grep -rn x src); no -d",
+    examples: { pass: ["grep -n hello a.txt", "grep -in -e hello -e world a.txt b.txt", "grep -c x ./*.txt", "grep -rn hello src"], refused: ["grep -r token .", "grep -d recurse token .", "grep x *", "grep -e * a.txt"] },
   },
-  find: { operands: "paths", note: "tests and -print only; no -exec, -delete, -fprint, -fls" },
+  find: {
+    operands: "paths", note: "tests and -print only; no -exec, -delete, -fprint, -fls",
+    examples: { pass: ["find . -name '*.txt' -type f", "find src -maxdepth 1"], refused: ["find . -delete", "find . -exec sh -c 'id > pwned' \\;", "find . -fprint out.txt"] },
+  },
   sort: {
     flags: "bdfginMrRsuVhcCz",
     valued: { k: "text", t: "text" },
@@ -146,10 +187,20 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
     longValued: { "--key": "text", "--field-separator": "text" },
     operands: "paths",
     note: "no -o, -T, -S, --compress-program, --files0-from",
+    examples: { pass: ["sort -r a.txt"], refused: ["sort -o ./x a.txt", "sort --compress-program=sh a.txt", "sort *"] },
   },
-  uniq: { flags: "cdDiuz", valued: { f: "number", s: "number", w: "number" }, long: ["--count", "--repeated", "--unique", "--ignore-case", "--zero-terminated"], longValued: { "--skip-fields": "number", "--skip-chars": "number", "--check-chars": "number" }, operands: "paths", maxOperands: 1, note: "one input, no output file" },
-  cut: { flags: "snz", valued: { d: "text", f: "text", c: "text", b: "text" }, long: ["--complement", "--only-delimited", "--zero-terminated"], longValued: { "--delimiter": "text", "--fields": "text", "--characters": "text", "--bytes": "text", "--output-delimiter": "text" }, operands: "paths" },
-  tr: { flags: "cCdst", long: ["--complement", "--delete", "--squeeze-repeats", "--truncate-set1"], operands: "text", maxOperands: 2 },
+  uniq: {
+    flags: "cdDiuz", valued: { f: "number", s: "number", w: "number" }, long: ["--count", "--repeated", "--unique", "--ignore-case", "--zero-terminated"], longValued: { "--skip-fields": "number", "--skip-chars": "number", "--check-chars": "number" }, operands: "paths", maxOperands: 1, note: "one input, no output file",
+    examples: { pass: ["uniq -c a.txt"], refused: ["uniq a.txt out.txt"] },
+  },
+  cut: {
+    flags: "snz", valued: { d: "text", f: "text", c: "text", b: "text" }, long: ["--complement", "--only-delimited", "--zero-terminated"], longValued: { "--delimiter": "text", "--fields": "text", "--characters": "text", "--bytes": "text", "--output-delimiter": "text" }, operands: "paths",
+    examples: { pass: ["cut -d: -f1 a.txt"], refused: ["cut -f1 a.txt > b.txt"] },
+  },
+  tr: {
+    flags: "cCdst", long: ["--complement", "--delete", "--squeeze-repeats", "--truncate-set1"], operands: "text", maxOperands: 2,
+    examples: { pass: ["tr a-z A-Z < a.txt"], refused: ["tr a b c"] },
+  },
   diff: {
     flags: "uqsiwbBtaTy",
     valued: { U: "number", W: "number" },
@@ -159,18 +210,52 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
     maxOperands: 2,
     filesOnly: "diff compares the files inside a directory (its protected ones too); name the files",
     note: "files only: no -r, no directory operands",
+    examples: { pass: ["diff -u a.txt b.txt"], refused: ["diff -r . /tmp", "diff --to-file=x a", "diff src a.txt"] },
   },
-  du: { flags: "ahcsxLkmb", valued: { d: "number" }, long: ["--all", "--human-readable", "--summarize", "--total", "--one-file-system", "--apparent-size"], longValued: { "--max-depth": "number" }, operands: "paths" },
-  df: { flags: "hHiTalkP", long: ["--human-readable", "--inodes", "--print-type", "--all", "--local", "--portability"], operands: "paths" },
-  stat: { flags: "LftF", valued: { c: "text" }, long: ["--dereference", "--file-system", "--terse"], longValued: { "--format": "text", "--printf": "text" }, operands: "paths" },
-  which: { flags: "a", operands: "text" },
-  whoami: { operands: "none" },
-  uname: { flags: "asnrvmpio", long: ["--all", "--kernel-name", "--nodename", "--kernel-release", "--kernel-version", "--machine", "--processor", "--hardware-platform", "--operating-system"], operands: "none" },
-  date: { flags: "uR", valued: { d: "text" }, long: ["--utc", "--universal", "--rfc-email"], longValued: { "--date": "text" }, longOptional: { "--iso-8601": ["date", "hours", "minutes", "seconds", "ns"] }, operands: "date_format", note: "a +FORMAT only; never sets the clock" },
-  basename: { flags: "az", valued: { s: "text" }, long: ["--multiple", "--zero"], longValued: { "--suffix": "text" }, operands: "text" },
-  dirname: { flags: "z", long: ["--zero"], operands: "text" },
-  realpath: { flags: "eEmLPqsz", long: ["--canonicalize-existing", "--canonicalize-missing", "--logical", "--physical", "--quiet", "--strip", "--no-symlinks", "--zero"], longValued: { "--relative-to": "path", "--relative-base": "path" }, operands: "paths" },
-  readlink: { flags: "fenmqsvz", long: ["--canonicalize", "--canonicalize-existing", "--canonicalize-missing", "--no-newline", "--quiet", "--silent", "--verbose", "--zero"], operands: "paths" },
+  du: {
+    flags: "ahcsxLkmb", valued: { d: "number" }, long: ["--all", "--human-readable", "--summarize", "--total", "--one-file-system", "--apparent-size"], longValued: { "--max-depth": "number" }, operands: "paths",
+    examples: { pass: ["du -sh src"], refused: ["du --files0-from=x"] },
+  },
+  df: {
+    flags: "hHiTalkP", long: ["--human-readable", "--inodes", "--print-type", "--all", "--local", "--portability"], operands: "paths",
+    examples: { pass: ["df -h"], refused: ["df --output=source"] },
+  },
+  stat: {
+    flags: "LftF", valued: { c: "text" }, long: ["--dereference", "--file-system", "--terse"], longValued: { "--format": "text", "--printf": "text" }, operands: "paths",
+    examples: { pass: ["stat a.txt", "stat -c %s a.txt"], refused: ["stat .longrun/http.json"] },
+  },
+  which: {
+    flags: "a", operands: "text",
+    examples: { pass: ["which ls"], refused: ["which -s ls"] },
+  },
+  whoami: {
+    operands: "none",
+    examples: { pass: ["whoami"], refused: ["whoami me"] },
+  },
+  uname: {
+    flags: "asnrvmpio", long: ["--all", "--kernel-name", "--nodename", "--kernel-release", "--kernel-version", "--machine", "--processor", "--hardware-platform", "--operating-system"], operands: "none",
+    examples: { pass: ["uname -a"], refused: ["uname x"] },
+  },
+  date: {
+    flags: "uR", valued: { d: "text" }, long: ["--utc", "--universal", "--rfc-email"], longValued: { "--date": "text" }, longOptional: { "--iso-8601": ["date", "hours", "minutes", "seconds", "ns"] }, operands: "date_format", note: "a +FORMAT only; never sets the clock",
+    examples: { pass: ["date +%Y", "date -u +%H"], refused: ["date -s 2020-01-01", "date --set=2020-01-01", "date 010100002020"] },
+  },
+  basename: {
+    flags: "az", valued: { s: "text" }, long: ["--multiple", "--zero"], longValued: { "--suffix": "text" }, operands: "text",
+    examples: { pass: ["basename src/a.txt"], refused: ["basename *"] },
+  },
+  dirname: {
+    flags: "z", long: ["--zero"], operands: "text",
+    examples: { pass: ["dirname src/a.txt"], refused: ["dirname *"] },
+  },
+  realpath: {
+    flags: "eEmLPqsz", long: ["--canonicalize-existing", "--canonicalize-missing", "--logical", "--physical", "--quiet", "--strip", "--no-symlinks", "--zero"], longValued: { "--relative-to": "path", "--relative-base": "path" }, operands: "paths",
+    examples: { pass: ["realpath src"], refused: ["realpath --relative-to=.longrun src"] },
+  },
+  readlink: {
+    flags: "fenmqsvz", long: ["--canonicalize", "--canonicalize-existing", "--canonicalize-missing", "--no-newline", "--quiet", "--silent", "--verbose", "--zero"], operands: "paths",
+    examples: { pass: ["readlink -f src"], refused: ["readlink -f .longrun/http.json"] },
+  },
   git: {
     operands: "none",
     globalFlags: ["--no-pager"],
@@ -183,9 +268,10 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
         longValued: { "--untracked-files": ["no", "normal", "all"], "--ignore-submodules": ["none", "untracked", "dirty", "all"] },
         longOptional: { "--porcelain": ["v1", "v2"] },
         operands: "paths",
+        examples: { pass: ["git status --short", "git status -uno"], refused: ["git status --porcelain=v3"] },
       },
-      log: gitLog,
-      show: gitLog,
+      log: { ...gitLog, examples: { pass: ["git log --oneline -n 5", "git log --format=%H -n 1"], refused: ["git log --output=x.patch", "git log --format=%H -o x", "git log --format='%G?'"] } },
+      show: { ...gitLog, examples: { pass: ["git show --stat HEAD"], refused: ["git show --output=x"] } },
       diff: {
         flags: GIT_DIFF_FLAGS,
         valued: { U: "number" },
@@ -193,6 +279,7 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
         longValued: GIT_DIFF_VALUED,
         longOptional: { "--stat": "text", "--word-diff": ["plain", "color", "porcelain", "none"] },
         operands: "paths",
+        examples: { pass: ["git diff", "git diff --stat", "git diff -- a.txt", "git diff HEAD -- src"], refused: ["git diff --ext-diff", "git diff --textconv", "git diff --no-index a b", "git diff HEAD:memory.db"] },
       },
       branch: {
         flags: "arv",
@@ -200,18 +287,21 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
         longValued: { "--contains": "text", "--no-contains": "text", "--sort": "text", "--format": "text", "--color": COLOR },
         operands: "none",
         note: "listing only",
+        examples: { pass: ["git branch -a"], refused: ["git branch -D main", "git branch new-branch", "git branch -m a b"] },
       },
       "rev-parse": {
         flags: "q",
         long: ["--show-toplevel", "--git-dir", "--git-common-dir", "--is-inside-work-tree", "--is-bare-repository", "--show-prefix", "--show-cdup", "--verify", "--quiet", "--symbolic-full-name", "--abbrev-ref", "--short"],
         longOptional: { "--short": "number", "--abbrev-ref": ["strict", "loose"] },
         operands: "text",
+        examples: { pass: ["git rev-parse --show-toplevel"], refused: ["git rev-parse --git-path hooks"] },
       },
       "ls-files": {
         flags: "cdmoiskuvtz",
         long: ["--cached", "--deleted", "--modified", "--others", "--ignored", "--stage", "--killed", "--unmerged", "--exclude-standard", "--full-name", "--error-unmatch", "--directory", "--no-empty-directory", "--eol"],
         longValued: { "--exclude": "text" },
         operands: "paths",
+        examples: { pass: ["git ls-files"], refused: ["git ls-files --with-tree=HEAD"] },
       },
       blame: {
         flags: "lstnewfcp",
@@ -219,8 +309,10 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
         long: ["--porcelain", "--line-porcelain", "--show-name", "--show-number", "--show-email", "--root", "--incremental"],
         longValued: { "--date": "text" },
         operands: "paths",
+        examples: { pass: ["git blame a.txt"], refused: ["git blame .longrun/http.json"] },
       },
     },
+    examples: { pass: ["git status", "git --no-pager log"], refused: ["git commit -m x", "git push", "git -p log", "git -C /tmp status"] },
   },
 };
 
