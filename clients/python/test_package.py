@@ -30,7 +30,7 @@ class SourceTest(unittest.TestCase):
         described = gen_methods.load_described()
         described["memory.get"]["params"]["required"] = []
         described["memory.search"]["params"]["properties"]["limit"] = {"type": "number"}
-        text = gen_methods.render(described)
+        text = "".join(gen_methods.render(described).values())
         self.assertIn("def get_memory(self, id: Optional[str] = None)", text)
         self.assertIn("limit: Optional[float] = None", text)
 

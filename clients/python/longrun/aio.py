@@ -26,19 +26,12 @@ from typing import Any, AsyncIterator, Callable, Awaitable, Deque, Dict, List, M
 
 from . import _http_env
 from ._binary import find_binary, serve_target
+from ._child import STDERR_TAIL_LINES, RestartPolicy
 from ._compat import check_describe
+from ._effect import Effect
 from ._methods import AsyncContractMethods
-from .client import (
-    STDERR_TAIL_LINES,
-    Effect,
-    LongrunHttpClient,
-    RestartPolicy,
-    encode_request,
-    log,
-    result_of,
-    server_log,
-    with_defaults,
-)
+from ._wire import encode_request, log, result_of, server_log, with_defaults
+from .client import LongrunHttpClient
 from .errors import ClientClosed, LongrunError, RequestTimeout, ServerExited
 from .types import CheckpointLang, DescribeResult, Receipt, ReceiptKind
 

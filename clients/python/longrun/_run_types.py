@@ -1,0 +1,230 @@
+"""The shapes of runs, receipts and budgets. Part of ``longrun.types``."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+
+from ._base_types import BudgetDimension, BudgetLimits, JSONObject, ReceiptKind, ReceiptStatus, RunStatus
+from ._task_types import PendingInfo, Task, TaskBounds
+
+
+# -- runs, receipts, budgets --------------------------------------------------------------------
+
+
+class Authorization(TypedDict):
+    tools: List[str]
+    sources: List[str]
+    send: List[str]
+    scope: List[str]
+
+
+class GrantRequest(TypedDict):
+    authorization: Authorization
+    budget: "BudgetLimits"
+
+
+class GrantRecord(TypedDict):
+    """Who asked for a run, what was asked, and the host's decision (who, when, why)."""
+
+    state: Literal["requested", "granted", "refused"]
+    requested_by: str
+    requested_at: str
+    request: GrantRequest
+    decided_by: Optional[str]
+    decided_at: Optional[str]
+    reason: Optional[str]
+    standing: Optional[str]
+
+
+class HostAnswerIn(TypedDict, total=False):
+    """The host's answer to a run parked for the user: ``text`` (required) and ``data`` (a JSON object)."""
+
+    text: str
+    data: Dict[str, Any]
+
+
+class HostAnswer(TypedDict):
+    text: str
+    data: Optional[Dict[str, Any]]
+    by: str
+    at: str
+
+
+class Run(TypedDict):
+    run_id: str
+    task_id: str
+    parent_run_id: Optional[str]
+    status: RunStatus
+    owner: str
+    epoch: int
+    authorization: Authorization
+    budget_limits: BudgetLimits
+    parked_on: Optional[str]
+    parked_for_user: bool
+    answer: Optional[HostAnswer]
+    grant: Optional[GrantRecord]
+    outcome: Optional[str]
+    gaps: List[str]
+    created_at: str
+    updated_at: str
+    ended_at: Optional[str]
+
+
+class OpenCharge(TypedDict):
+    """A charge of unknown amount in an earlier run of the chain, not reconciled yet (reconciled on ``run_id``)."""
+
+    charge_id: str
+    run_id: str
+    unknown: List[BudgetDimension]
+    amounts: Dict[BudgetDimension, float]
+    note: str
+    at: str
+
+
+class BudgetStatus(TypedDict):
+    limits: BudgetLimits
+    spent: Dict[BudgetDimension, float]
+    unknown_charges: int
+    inherited_unknown_charges: int
+    effective: Dict[BudgetDimension, float]
+    remaining: Dict[BudgetDimension, Optional[float]]
+    uncertain: List[BudgetDimension]
+    elapsed_seconds: float
+    seconds_left: Optional[float]
+    exhausted: bool
+    exhausted_by: List[str]
+    effects_allowed: bool
+    policy: str
+    unknown_charge_ids: List[str]
+    inherited_unknown: List[OpenCharge]
+
+
+class RunCheckpoint(TypedDict):
+    epoch: int
+    settled: List[str]
+    open: List[str]
+    note: str
+    at: str
+
+
+class RunSummary(Run):
+    budget: BudgetStatus
+    open_items: int
+    checkpoint: Optional[RunCheckpoint]
+
+
+class Receipt(TypedDict):
+    receipt_id: str
+    run_id: str
+    idempotency_key: str
+    attempt: int
+    tool: str
+    kind: ReceiptKind
+    args_digest: str
+    status: ReceiptStatus
+    epoch: int
+    result_ref: Optional[str]
+    error: Optional[str]
+    evidence: Optional[str]
+    begun_at: str
+    settled_at: Optional[str]
+    unknown_at: Optional[str]
+
+
+class RunEvent(TypedDict):
+    kind: str
+    epoch: int
+    detail: JSONObject
+    at: str
+
+
+class RunAllowance(TaskBounds):
+    """A standing allowance of the root's settings (``run_allowances``): a grant made in advance."""
+
+    name: str
+
+
+class RunAllowances(TypedDict):
+    """The standing allowances in force; ``error`` says why none is when the settings cannot be read."""
+
+    allowances: List[RunAllowance]
+    error: Optional[str]
+
+
+class _TaskStatusBase(TypedDict):
+    task: Optional[Task]
+    pending_checkpoint: Optional[PendingInfo]
+    runs: List[RunSummary]
+
+
+class TaskStatusResult(_TaskStatusBase, total=False):
+    """``run_allowances`` is there for the host only."""
+
+    run_allowances: RunAllowances
+
+
+class RunResult(TypedDict):
+    run: Run
+
+
+class RunGetResult(TypedDict):
+    run: Run
+    question: str
+    constraints: List[str]
+    desired_outcome: Optional[str]
+    bounds: Optional[TaskBounds]
+    budget: BudgetStatus
+    receipt_counts: Dict[ReceiptStatus, int]
+    receipts_by_kind: Dict[ReceiptKind, int]
+    unknown_receipts: List[Receipt]
+    open_items: List[Union[Receipt, OpenCharge]]
+    checkpoint: Optional[RunCheckpoint]
+    events: List[RunEvent]
+
+
+class RunClaimResult(TypedDict):
+    run: Run
+    newly_unknown: List[Receipt]
+    checkpoint: Optional[RunCheckpoint]
+
+
+class RunContinueResult(TypedDict):
+    run: Run
+    open_items: List[Union[Receipt, OpenCharge]]
+
+
+class RunTotal(TypedDict):
+    spent: Dict[BudgetDimension, float]
+    unknown_charges: int
+    runs: int
+
+
+class RunListResult(TypedDict):
+    task_id: Optional[str]
+    runs: List[RunSummary]
+    total: RunTotal
+
+
+class RunCheckpointResult(TypedDict):
+    checkpoint: RunCheckpoint
+
+
+class ReceiptBeginResult(TypedDict):
+    receipt: Receipt
+    replayed: bool
+
+
+class ReceiptResult(TypedDict):
+    receipt: Receipt
+
+
+class ReceiptListResult(TypedDict):
+    receipts: List[Receipt]
+
+
+class ChargeResult(TypedDict):
+    charge_id: str
+    budget: BudgetStatus
+
+
+class BudgetResult(TypedDict):
+    budget: BudgetStatus
