@@ -1,8 +1,8 @@
 /**
- * What the run ledger's parts share: ids, row mapping, and the fence. Every run write goes
- * through `fence`: one `UPDATE runs … WHERE seq = ? AND epoch = ?` inside the write transaction
- * that must change exactly one row, so check and write are one atomic step, never a read
- * followed by a write.
+ * What the run ledger's parts share: ids, row mapping, the clock, a run's chain, the fence, and
+ * blob cleanup. Every run write goes through `fence`: one `UPDATE runs … WHERE seq = ? AND
+ * epoch = ?` inside the write transaction that must change exactly one row, so check and write
+ * are one atomic step, never a read followed by a write.
  */
 import type { Tx as Transaction } from "../db/database.ts";
 import { NotFoundError, StaleEpochError } from "../core/errors.ts";
@@ -25,6 +25,15 @@ export type Row = Record<string, unknown>;
 export const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T));
 export const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
+/** The ledger's clock, as the ISO string every row records. */
+export const now = (d: LedgerDeps): string => d.clock.now().toISOString();
+
+/** The earlier runs of a run's chain (parent, its parent…), as a recursive CTE named `ancestry(seq, depth)`. */
+export const ANCESTRY = `WITH RECURSIVE ancestry(seq, depth) AS (
+    SELECT parent_seq, 1 FROM runs WHERE seq = ? AND parent_seq IS NOT NULL
+    UNION ALL SELECT r.parent_seq, a.depth + 1 FROM runs r JOIN ancestry a ON r.seq = a.seq WHERE r.parent_seq IS NOT NULL AND a.depth < 1000
+  )`;
+
 /** Refuses (and so rolls back) unless `epoch` is the run's current epoch. Touches `updated_at`. */
 export async function fence(tx: Transaction, runSeq: number, epoch: number, at: string): Promise<void> {
   const rs = await tx.execute({ sql: "UPDATE runs SET updated_at = ? WHERE seq = ? AND epoch = ?", args: [at, runSeq, epoch] });
@@ -39,4 +48,14 @@ export async function addEvent(tx: Transaction, runSeq: number, epoch: number, k
     sql: "INSERT INTO run_events(run_seq, epoch, kind, detail, at) VALUES (?, ?, ?, ?, ?)",
     args: [runSeq, epoch, kind, JSON.stringify(detail), at],
   });
+}
+
+/** Runs `write`; if it is refused (stale epoch, unknown version…), the blobs written for it go too. */
+export async function orRemove<T>(d: LedgerDeps, refs: string[], write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    for (const ref of refs) await d.blobs.remove(ref);
+    throw e;
+  }
 }

@@ -8,8 +8,8 @@
 import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { describeWider, GRANT_LISTS, type Permissions, widerBudget, widerPermissions } from "../core/run_rules/grant.ts";
 import { ConflictError, UnauthorizedError } from "../core/errors.ts";
-import { addEvent, json, RUN_ID, seqOf } from "./common.ts";
-import { type GrantRecord, type Run, RunLedger, shownStatus, toRun } from "./runs.ts";
+import { addEvent, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
+import { type GrantRecord, type Run, runRow, shownStatus, toRun } from "./run_record.ts";
 
 export interface GrantInput {
   /** Narrower lists (omitted: as asked). */
@@ -20,12 +20,15 @@ export interface GrantInput {
   reason: string;
 }
 
-export class GrantLedger extends RunLedger {
+/** The host's grants and refusals of the ledger's requested runs. */
+export class Grants {
+  constructor(private readonly d: LedgerDeps) {}
+
   async #decide(runId: string, decide: (record: GrantRecord) => { set: Record<string, unknown>; record: GrantRecord; event: string; detail: Record<string, unknown> }): Promise<Run> {
     const seq = seqOf(RUN_ID, runId, "run");
-    const at = this.now();
+    const at = now(this.d);
     await this.d.db.write(async (tx) => {
-      const run = await this.runRow(tx, seq);
+      const run = await runRow(this.d, tx, seq);
       if (shownStatus(run) !== "requested") {
         throw new ConflictError(`Run ${runId} is ${shownStatus(run)}, not a request waiting for the host; only a requested run is granted or refused`, {
           reason: "run_status",
@@ -43,12 +46,12 @@ export class GrantLedger extends RunLedger {
       if (rs.rowsAffected !== 1) throw new ConflictError(`Run ${runId} changed underneath; read it with run.get and decide again`, { reason: "cas", run_id: runId });
       await addEvent(tx, seq, Number(run.epoch), d.event, d.detail, at);
     });
-    return toRun(await this.runRow(null, seq));
+    return toRun(await runRow(this.d, null, seq));
   }
 
   /** Grant a requested run as asked or narrowed; anything wider than the request is refused (`unauthorized`, naming it). */
   grant(runId: string, input: GrantInput): Promise<Run> {
-    const at = this.now();
+    const at = now(this.d);
     return this.#decide(runId, (record) => {
       const asked = record.request;
       const authorization = { ...asked.authorization };
@@ -75,7 +78,7 @@ export class GrantLedger extends RunLedger {
 
   /** Refuse a requested run: it ends (shown `refused`) and never begins an effect. */
   refuse(runId: string, by: string, reason: string): Promise<Run> {
-    const at = this.now();
+    const at = now(this.d);
     return this.#decide(runId, (record) => ({
       set: { status: "cancelled", grant_state: "refused", ended_at: at },
       record: { ...record, state: "refused", decided_by: by, decided_at: at, reason, standing: null },

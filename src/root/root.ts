@@ -11,7 +11,7 @@ import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TaskContract } from "../core/contract.ts";
 import { Deliverables } from "../ledger/deliverables.ts";
-import { EffectLedger } from "../ledger/effects.ts";
+import { RunLedger } from "../ledger/ledger.ts";
 import type { Clock, CrashPoint, IdSource } from "../core/ports.ts";
 import { Database } from "../db/database.ts";
 import { rebuildMemoryIndex } from "../memory/reindex.ts";
@@ -191,7 +191,7 @@ export class Root {
   readonly state: DbStateStore;
   readonly pending: FilePendingStore;
   /** The run ledger: runs, ownership, receipts, budgets (seed 003). */
-  readonly runs: EffectLedger;
+  readonly runs: RunLedger;
   /** Adjustments, staged artifacts and externalised context (seed 003). */
   readonly deliverables: Deliverables;
   /** Where long bodies live: files in `raw_data/`, or the database's `blobs` table for a root on a server. */
@@ -217,7 +217,7 @@ export class Root {
     // a server's `PRAGMA data_version` belongs to whichever of its connections answers, so the
     // state of a root on a server is read afresh each time (one round trip), never from a cache
     this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), cache: !server });
-    this.runs = new EffectLedger({ db, blobs, clock, crash });
+    this.runs = new RunLedger({ db, blobs, clock, crash });
     this.deliverables = new Deliverables({ db, blobs, clock, crash });
     this.contract = new TaskContract({
       state: this.state,

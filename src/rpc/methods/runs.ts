@@ -2,7 +2,8 @@
 import { LimitExceededError, NoActiveTaskError, UnauthorizedError } from "../../core/errors.ts";
 import type { BudgetLimits } from "../../core/run_rules/budget.ts";
 import { allowanceGrant, type Permissions } from "../../core/run_rules/grant.ts";
-import { type GrantNow, requireWithinTerms } from "../../ledger/runs.ts";
+import type { GrantNow } from "../../ledger/runs.ts";
+import { requireWithinTerms } from "../../ledger/terms.ts";
 import { readRunAllowances } from "../../store/root_settings.ts";
 import { LIMITS } from "../../core/limits.ts";
 import type { Root } from "../../root/root.ts";

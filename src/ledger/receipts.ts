@@ -1,17 +1,59 @@
 /**
- * Tool effects and spending of a run (seed 003, sections 5 and 8). A receipt is durable before
- * its effect runs and settled after; a key that already completed returns the recorded result
- * instead of a new effect; an unknown one is refused until reconciled. Charges may be unknown and
- * count as unknown, never zero; at a limit, new effects and charges are refused.
+ * A run's effects (seed 003, section 5). A receipt is durable before its effect runs and settled
+ * after; a key that already completed returns the recorded result instead of a new effect; an
+ * unknown one is refused until reconciled with evidence. An effect begins only in a granted,
+ * running run, within its authorization and its budget, and each kind counts where it belongs.
  */
 import type { Tx as Transaction } from "../db/database.ts";
+import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { beginVerdict, kindCharge, type ReceiptKind, settleAllowed } from "../core/run_rules/receipts.ts";
-import { type Amounts, type BudgetDimension, type BudgetLimits, unknownDimensions } from "../core/run_rules/budget.ts";
-import { invalidParams } from "../core/rpc_error.ts";
-import { BudgetExhaustedError, ConflictError, NotFoundError, StaleEpochError } from "../core/errors.ts";
-import { addEvent, CHARGE_ID, fence, json, RECEIPT_ID, type Row, RUN_ID, seqOf } from "./common.ts";
-import { GrantLedger } from "./grants.ts";
-import { type BudgetStatus, type Receipt, toReceipt } from "./runs.ts";
+import { ConflictError, NotFoundError, StaleEpochError, UnauthorizedError } from "../core/errors.ts";
+import { addEvent, fence, json, type LedgerDeps, now, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { type Budgets, noEffects, type OpenCharge } from "./budget.ts";
+import { authorizationOf, requireStatus, runRow, shownStatus } from "./run_record.ts";
+
+
+export interface Receipt {
+  receipt_id: string;
+  run_id: string;
+  idempotency_key: string;
+  attempt: number;
+  tool: string;
+  /** A tool call, a model request or a child run: where it counts in the budget. */
+  kind: ReceiptKind;
+  args_digest: string;
+  status: "begun" | "completed" | "failed" | "unknown";
+  epoch: number;
+  result_ref: string | null;
+  error: string | null;
+  evidence: string | null;
+  begun_at: string;
+  settled_at: string | null;
+  unknown_at: string | null;
+}
+
+export function toReceipt(r: Row): Receipt {
+  return {
+    receipt_id: RECEIPT_ID.format(Number(r.seq)),
+    run_id: RUN_ID.format(Number(r.run_seq)),
+    idempotency_key: String(r.idempotency_key),
+    attempt: Number(r.attempt),
+    tool: String(r.tool),
+    kind: (str(r.kind) ?? "tool_call") as ReceiptKind,
+    args_digest: String(r.args_digest),
+    status: String(r.status) as Receipt["status"],
+    epoch: Number(r.epoch),
+    result_ref: str(r.result_ref),
+    error: str(r.error),
+    evidence: str(r.evidence),
+    begun_at: String(r.begun_at),
+    settled_at: str(r.settled_at),
+    unknown_at: str(r.unknown_at),
+  };
+}
+
+/** An open item of a run: an unknown effect carried from its chain, or an unknown charge of an earlier run of it. */
+export type OpenItem = Receipt | OpenCharge;
 
 export interface BeginInput {
   run_id: string;
@@ -37,25 +79,43 @@ export interface SettleInput {
   evidence?: string;
 }
 
-export class EffectLedger extends GrantLedger {
-  #noEffects(runId: string, status: BudgetStatus): BudgetExhaustedError {
-    const why = status.exhausted
-      ? `has reached its budget (${status.exhausted_by.join(", ")})`
-      : `has ${status.unknown_charges + status.inherited_unknown_charges} charge(s) of unknown amount${status.inherited_unknown_charges ? ` (${status.inherited_unknown_charges} in an earlier run of its chain)` : ""} and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
-    const ids = [...status.unknown_charge_ids, ...status.inherited_unknown.map((c) => `${c.charge_id} on earlier run ${c.run_id}`)];
-    const next = status.exhausted
-      ? "continue in a new run with its own budget if the user wants more"
-      : `record what they cost with budget.reconcile (${ids.join(", ")}), or continue in a new run whose budget sets an unknown_ceiling`;
-    return new BudgetExhaustedError(`Refused: run ${runId} ${why}, so no new effects; spending is still recorded and artifacts may still be saved; ${next}`, {
-      run_id: runId,
-      exhausted_by: status.exhausted_by,
-      uncertain: status.uncertain,
-      unknown_charge_ids: status.unknown_charge_ids,
-      inherited_unknown: status.inherited_unknown.map((c) => ({ charge_id: c.charge_id, run_id: c.run_id, unknown: c.unknown })),
-      effective: status.effective,
-      limits: status.limits,
-    });
+/** A run the host has not granted begins no effect: the host grants it (run.grant) or refuses it. */
+function requireGranted(run: Row): void {
+  if (shownStatus(run) !== "requested") return;
+  const id = RUN_ID.format(Number(run.seq));
+  throw new UnauthorizedError(
+    `Refused: run ${id} is a request the host has not granted yet, so it begins no effect; the host must grant it (run.grant, as asked or narrowed) or refuse it (run.refuse); observe it with run.get`,
+    { reason: "run_not_granted", run_id: id, status: "requested", next: "run.grant" },
+  );
+}
+
+/**
+ * An effect's tool, the source it reads and the provider it sends data to must each be in the
+ * run's authorization (`tools`, `sources`, `send`; `"*"` allows any).
+ */
+function authorizeEffect(run: Row, effect: { tool: string; source?: string; send_to?: string }): void {
+  const auth = authorizationOf(run.authorization);
+  const id = RUN_ID.format(Number(run.seq));
+  const checks = [
+    { field: "tools", value: effect.tool, what: "tool" },
+    { field: "sources", value: effect.source, what: "source" },
+    { field: "send", value: effect.send_to, what: "sending data to" },
+  ] as const;
+  for (const c of checks) {
+    if (c.value === undefined) continue;
+    const allowed = auth[c.field];
+    if (allowed.includes(c.value) || allowed.includes("*")) continue;
+    throw new UnauthorizedError(
+      `Refused: ${c.what} ${JSON.stringify(c.value)} is not in run ${id}'s authorization (${c.field}: ${allowed.join(", ") || "none"}); ` +
+        `a run's permissions are what the host granted; ask for more in a new run or continuation`,
+      { run_id: id, field: c.field, [c.field === "tools" ? "tool" : c.field === "sources" ? "source" : "send_to"]: c.value, allowed },
+    );
   }
+}
+
+/** The receipts of the ledger's runs, and what a run carries as open items. */
+export class Receipts {
+  constructor(private readonly d: LedgerDeps, private readonly budgets: Budgets) {}
 
   /**
    * An unsettled receipt (unknown, or begun and never settled) for the key in an earlier run of
@@ -79,11 +139,11 @@ export class EffectLedger extends GrantLedger {
   /** Records an effect before it happens (committed before this returns), or replays a completed one. */
   async begin(input: BeginInput): Promise<{ receipt: Receipt; replayed: boolean }> {
     const seq = seqOf(RUN_ID, input.run_id, "run");
-    const at = this.now();
+    const at = now(this.d);
     const out = await this.d.db.write(async (tx) => {
       await fence(tx, seq, input.epoch, at);
-      const run = await this.runRow(tx, seq);
-      this.requireGranted(run);
+      const run = await runRow(this.d, tx, seq);
+      requireGranted(run);
       const prev = await tx.execute({
         sql: "SELECT * FROM receipts WHERE run_seq = ? AND idempotency_key = ? ORDER BY attempt DESC LIMIT 1",
         args: [seq, input.idempotency_key],
@@ -119,10 +179,10 @@ export class EffectLedger extends GrantLedger {
           status: existing!.status,
         });
       }
-      this.requireStatus(run, ["running"], "begin an effect");
-      this.authorizeEffect(run, input);
-      const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
-      if (!status.effects_allowed) throw this.#noEffects(input.run_id, status);
+      requireStatus(run, ["running"], "begin an effect");
+      authorizeEffect(run, input);
+      const status = await this.budgets.status(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
+      if (!status.effects_allowed) throw noEffects(input.run_id, status);
       const attempt = verdict.attempt;
       const ins = await tx.execute({
         sql: `INSERT INTO receipts(run_seq, idempotency_key, attempt, tool, kind, args_digest, status, epoch, begun_at)
@@ -159,7 +219,7 @@ export class EffectLedger extends GrantLedger {
   async settle(input: SettleInput): Promise<Receipt> {
     const seq = seqOf(RUN_ID, input.run_id, "run");
     const receiptSeq = seqOf(RECEIPT_ID, input.receipt_id, "receipt");
-    const at = this.now();
+    const at = now(this.d);
     try {
       await this.d.db.write(async (tx) => {
         await fence(tx, seq, input.epoch, at);
@@ -206,7 +266,7 @@ export class EffectLedger extends GrantLedger {
 
   async list(runId: string, status?: string): Promise<Receipt[]> {
     const seq = seqOf(RUN_ID, runId, "run");
-    await this.runRow(null, seq);
+    await runRow(this.d, null, seq);
     const rs = await this.d.db.execute({
       sql: `SELECT * FROM receipts WHERE run_seq = ? ${status ? "AND status = ?" : ""} ORDER BY seq`,
       args: status ? [seq, status] : [seq],
@@ -214,65 +274,13 @@ export class EffectLedger extends GrantLedger {
     return rs.rows.map(toReceipt);
   }
 
-  /**
-   * Records spending, always: past a limit too (what an in-flight request really cost is never
-   * lost; the limit stops new effects, not accounting). Returns the budget after it.
-   */
-  async charge(runId: string, epoch: number, amounts: Amounts, unknown: boolean | readonly BudgetDimension[], note: string): Promise<BudgetStatus & { charge_id: string }> {
-    const seq = seqOf(RUN_ID, runId, "run");
-    const at = this.now();
-    return this.d.db.write(async (tx) => {
-      await fence(tx, seq, epoch, at);
-      const run = await this.runRow(tx, seq);
-      const rs = await tx.execute({
-        sql: "INSERT INTO charges(run_seq, epoch, amounts, unknown, unknown_dims, note, at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        args: [seq, epoch, JSON.stringify(amounts), unknown === false || (Array.isArray(unknown) && unknown.length === 0) ? 0 : 1, Array.isArray(unknown) ? JSON.stringify(unknown) : null, note, at],
-      });
-      const status = await this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
-      return { ...status, charge_id: CHARGE_ID.format(Number(rs.rows[0]!.seq)) };
+  /** The unknown effects carried into the run, then the unreconciled unknown charges of earlier runs of its chain. */
+  async openItems(runSeq: number, tx: Transaction | null = null): Promise<OpenItem[]> {
+    const rs = await (tx ?? this.d.db).execute({
+      sql: `SELECT r.* FROM open_items o JOIN receipts r ON r.seq = o.receipt_seq
+            WHERE o.run_seq = ? AND r.status = 'unknown' ORDER BY r.seq`,
+      args: [runSeq],
     });
-  }
-
-  /**
-   * An unknown charge's real amounts, once known, with the evidence (the original row is kept).
-   * Only what the charge left unknown is filled in: its known amounts stay as recorded, and an
-   * amount for a dimension it knew is refused (invalid params naming it).
-   */
-  async reconcileCharge(runId: string, epoch: number, chargeId: string, amounts: Amounts, evidence: string): Promise<BudgetStatus> {
-    const seq = seqOf(RUN_ID, runId, "run");
-    const chargeSeq = seqOf(CHARGE_ID, chargeId, "charge");
-    const at = this.now();
-    return this.d.db.write(async (tx) => {
-      await fence(tx, seq, epoch, at);
-      const run = await this.runRow(tx, seq);
-      const c = await tx.execute({ sql: "SELECT amounts, unknown, unknown_dims, reconciled_at FROM charges WHERE seq = ? AND run_seq = ?", args: [chargeSeq, seq] });
-      if (!c.rows.length) throw new NotFoundError("charge", chargeId, ` in run ${runId}`);
-      const row = c.rows[0]!;
-      if (Number(row.unknown) !== 1 || row.reconciled_at !== null) {
-        throw new ConflictError(`Charge ${chargeId} is ${Number(row.unknown) !== 1 ? "known already" : "reconciled already"}; nothing to reconcile`, { reason: "charge_known", charge_id: chargeId });
-      }
-      // reconciling fills in what was unknown; what the charge knew stays as recorded
-      const unknownDims = unknownDimensions({ amounts: json<Amounts>(row.amounts, {}), unknown: row.unknown_dims === null || row.unknown_dims === undefined ? true : json<BudgetDimension[]>(row.unknown_dims, []) });
-      const known = (Object.keys(amounts) as BudgetDimension[]).filter((d) => amounts[d] !== undefined && !unknownDims.includes(d));
-      if (known.length) {
-        throw invalidParams(
-          `Invalid params for budget.reconcile: charge ${chargeId} already knows ${known.join(", ")} (recorded when it was charged, kept as it is); ` +
-            `give amounts only for what it left unknown: ${unknownDims.join(", ")}`,
-          { field: known[0], known_dimensions: known, unknown_dimensions: unknownDims, charge_id: chargeId },
-        );
-      }
-      await tx.execute({
-        sql: "UPDATE charges SET reconciled_amounts = ?, reconciled_evidence = ?, reconciled_at = ? WHERE seq = ?",
-        args: [JSON.stringify(amounts), evidence, at, chargeSeq],
-      });
-      await addEvent(tx, seq, epoch, "charge_reconciled", { charge_id: chargeId, amounts, evidence }, at);
-      return this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
-    });
-  }
-
-  async budgetOf(runId: string): Promise<BudgetStatus> {
-    const seq = seqOf(RUN_ID, runId, "run");
-    const run = await this.runRow(null, seq);
-    return this.budget(seq, json<BudgetLimits>(run.budget_limits, {}), null, String(run.created_at));
+    return [...rs.rows.map(toReceipt), ...(await this.budgets.inheritedCharges(runSeq, tx))];
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * A run's lifecycle once it has begun (seed 003, sections 6 and 8): park it (waiting for something,
+ * or for the user: then only the host wakes it, with the user's answer), wake it, yield its current
+ * request so the next adopts an adjustment, cancel it, finish it with its outcome and open gaps.
+ * Each step is fenced by the run's epoch (the host may wake and cancel without one) and recorded
+ * as an event.
+ */
+import { UnauthorizedError } from "../core/errors.ts";
+import { addEvent, fence, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { type HostAnswer, requireStatus, type Run, runRow, type RunStatus, toRun } from "./run_record.ts";
+
+/** The lifecycle steps of the ledger's runs. */
+export class Lifecycle {
+  constructor(private readonly d: LedgerDeps) {}
+
+  /** A fenced change of a run's lifecycle, with its cause recorded as an event. */
+  async #step(
+    runId: string,
+    epoch: number | null,
+    allowed: RunStatus[],
+    doing: string,
+    set: { status?: RunStatus; parked_on?: string | null; parked_for_user?: boolean; answer?: string; outcome?: string; gaps?: string[]; ended?: boolean },
+    event: string,
+    detail: Record<string, unknown>,
+    check?: (run: Row) => void,
+  ): Promise<Run> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const at = now(this.d);
+    await this.d.db.write(async (tx) => {
+      if (epoch !== null) await fence(tx, seq, epoch, at);
+      const run = await runRow(this.d, tx, seq);
+      requireStatus(run, allowed, doing);
+      check?.(run);
+      await tx.execute({
+        sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, parked_for_user = COALESCE(?, parked_for_user), answer = COALESCE(?, answer),
+              outcome = COALESCE(?, outcome), gaps = COALESCE(?, gaps),
+              ended_at = CASE WHEN ? THEN ? ELSE ended_at END, updated_at = ? WHERE seq = ?`,
+        args: [
+          set.status ?? null,
+          set.parked_on === undefined ? str(run.parked_on) : set.parked_on,
+          set.parked_for_user === undefined ? null : set.parked_for_user ? 1 : 0,
+          set.answer ?? null,
+          set.outcome ?? null,
+          set.gaps ? JSON.stringify(set.gaps) : null,
+          set.ended ? 1 : 0,
+          at,
+          at,
+          seq,
+        ],
+      });
+      await addEvent(tx, seq, Number(run.epoch), event, detail, at);
+    });
+    return toRun(await runRow(this.d, null, seq));
+  }
+
+  /** Park a running run; parked `forUser`, only the host wakes it, with its answer. */
+  park(runId: string, epoch: number, waitingFor: string, forUser = false): Promise<Run> {
+    return this.#step(runId, epoch, ["running"], "park", { status: "parked", parked_on: waitingFor, parked_for_user: forUser }, "parked", { waiting_for: waitingFor, for_user: forUser });
+  }
+
+  /**
+   * Wake a parked run. A run parked for the user is the host's to wake (`by` a host), and the
+   * host's answer is delivered to it (kept on the run: run.get and run.claim return it).
+   */
+  wake(runId: string, epoch: number | null, reason: string, by: { side: "host" | "agent"; name: string }, answer: { text: string; data?: Record<string, unknown> } | null): Promise<Run> {
+    const at = now(this.d);
+    const stored = answer ? JSON.stringify({ text: answer.text, data: answer.data ?? null, by: by.name, at } satisfies HostAnswer) : undefined;
+    return this.#step(runId, epoch, ["parked"], "wake", { status: "running", parked_on: null, parked_for_user: false, answer: stored }, "woken", { reason, by: by.name, answer: answer ? { text: answer.text, data: answer.data ?? null } : null }, (run) => {
+      if (by.side !== "host" && Number(run.parked_for_user ?? 0) === 1) {
+        throw new UnauthorizedError(
+          `Refused: run ${runId} is parked for the user (${str(run.parked_on) ?? "an answer"}); only the host wakes it, with the user's answer (run.wake with answer, host side)`,
+          { reason: "parked_for_user", run_id: runId, method: "run.wake", side_required: "host", side: by.side },
+        );
+      }
+    });
+  }
+
+  /** Stop the current request so the next adopts an adjustment. The run goes on running. */
+  yieldRequest(runId: string, epoch: number, reason: string, requestId: string | null, adjustmentId: string | null): Promise<Run> {
+    return this.#step(runId, epoch, ["running"], "yield a request", {}, "yielded", { reason, request_id: requestId, adjustment_id: adjustmentId });
+  }
+
+  /** The user stops the whole run. The host may cancel without an epoch; an agent must carry its epoch. */
+  cancel(runId: string, epoch: number | null, reason: string, by: string): Promise<Run> {
+    return this.#step(runId, epoch, ["running", "parked", "requested"], "be cancelled", { status: "cancelled", parked_on: null, ended: true }, "cancelled", { reason, by });
+  }
+
+  /** The end of a run: its outcome and the gaps that remain open. A normal end never closes them. */
+  finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
+    return this.#step(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, ended: true }, status, { outcome, gaps });
+  }
+}
