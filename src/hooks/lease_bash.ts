@@ -21,6 +21,8 @@
  * Quotes, escapes, ANSI-C strings, braces, `..`, symlinks, case and hard links are seen through.
  * The operating system's boundary (Claude Code's sandbox, set up by `hook install`) is what
  * stops a program that computes a path at run time.
+ * The option rules are data in lease_options.ts, the readers of single programs (git -c, git
+ * config, sed, find, file lists) in lease_programs.ts; each rule there carries its examples.
  */
 import { basename } from "node:path";
 import { AGENT_SUBCOMMANDS, isLongrunProgram, pathHit, type ProtectContext, textHit, withBudget } from "./protect.ts";

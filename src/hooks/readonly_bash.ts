@@ -16,7 +16,9 @@
  * - the command is small enough to decide quickly (READ_ONLY_LIMITS, the disk budget);
  * - the program found on PATH is one the agent cannot replace, and for git, the repository's
  *   configuration makes no read command run a program.
- * Anything else is a write, and needs the lease.
+ * Anything else is a write, and needs the lease. The programs and options are READ_ONLY_PROGRAMS
+ * (readonly_programs.ts, each row with its examples); the look at PATH and at git's
+ * configuration is readonly_env.ts.
  */
 import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
