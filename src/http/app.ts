@@ -11,18 +11,19 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ERRORS, isGateReason } from "../core/errors.ts";
+import { isGateReason } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
-import { Dispatcher, errorResponse } from "../rpc/dispatcher.ts";
+import type { Dispatcher } from "../rpc/dispatcher.ts";
 import { type ErrorObject, httpStatusOf, isServerFault, toErrorObject } from "../rpc/errors.ts";
 import type { Caller, Side } from "../rpc/method.ts";
+import { createGuard, type Env, problem, type Trace } from "./guard.ts";
 import { type Logger, logPath, oneLine, rootHash } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import type { StatusPage } from "./page/routes.ts";
 import { readiness } from "./ready.ts";
-import { sideChecker, type Tokens } from "./tokens.ts";
+import type { Tokens } from "./tokens.ts";
 
 export interface HttpAppOptions {
   dispatcher: Dispatcher;
@@ -44,32 +45,10 @@ export interface HttpAppOptions {
   mcpSeveralRoots?: boolean;
 }
 
-/** What one HTTP request did, for its log line and metrics. */
-interface Trace {
-  side?: Side;
-  /** The first JSON-RPC call's method (a name the server knows, or `(unknown)` / `(none)`). */
-  rpc?: string;
-  calls: number;
-  /** The first error kind, or a refusal's kind. */
-  outcome?: string;
-  /** The hashed root the calls touched; null when they touched several. */
-  root?: string | null;
-}
-
-type Env = { Bindings: { trace?: Trace }; Variables: { side: Side } };
-
 /** Route names for metrics labels; any other path is `other`. */
 const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp"]);
 const NO_STORE = { "cache-control": "no-store" };
 const JSON_TYPE = { "content-type": "application/json" };
-
-function problem(c: Context<Env>, status: number, kind: string, title: string, detail: string, extra: Record<string, unknown> = {}) {
-  const trace = c.env?.trace;
-  if (trace) trace.outcome ??= kind;
-  return c.body(JSON.stringify({ type: `https://longrun.dev/errors/${kind}`, title, status, detail, kind, ...extra }), status as 400, {
-    "content-type": "application/problem+json",
-  });
-}
 
 /** The path of a request URL, without the query (Bun gives a bare path when the Host header is empty). */
 function pathOf(url: string): string {
@@ -81,12 +60,10 @@ function pathOf(url: string): string {
 
 export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
-  const hosts = new Set(options.hosts.map((h) => h.toLowerCase()));
-  const origins = new Set(options.hosts.map((h) => `http://${h.toLowerCase()}`));
   const limit = options.bodyLimitBytes ?? LIMITS.body_bytes;
-  const sideOf = sideChecker(options.tokens);
   const log = options.log;
   const metrics = options.metrics ?? new Metrics();
+  const guard = createGuard({ hosts: options.hosts, limit, tokens: options.tokens, metrics });
   const roots = options.dispatcher.roots;
   const ready =
     options.ready ??
@@ -126,35 +103,20 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   const probe = (ok: boolean, head: boolean) =>
     new Response(head ? null : ok ? '{"ok":true}' : '{"ok":false}', { status: ok ? 200 : 503, headers: { "content-type": "application/json", ...NO_STORE } });
 
-  // DNS-rebinding defence, before routing.
+  // The guard's rules (src/http/guard.ts), in its order; the fast path below applies the same ones.
+  // DNS-rebinding defence, before routing: Host, then Origin.
   app.use("*", async (c, next) => {
-    const host = (c.req.header("host") ?? "").toLowerCase();
-    if (!hosts.has(host)) {
-      metrics.gate("http", "refused", "forbidden_host");
-      return problem(c, 403, "forbidden_host", "Host not served", `This server answers to ${[...hosts].join(", ")}, not ${JSON.stringify(host)}`);
-    }
-    const origin = c.req.header("origin");
-    if (origin !== undefined && !origins.has(origin.toLowerCase())) {
-      metrics.gate("http", "refused", "forbidden_origin");
-      return problem(c, 403, "forbidden_origin", "Cross-origin request refused", `Origin ${JSON.stringify(origin)} may not call this API; no CORS is offered`);
-    }
+    const refused = guard.door(c.req.raw.headers);
+    if (refused !== null) return guard.refuse(c, refused);
     await next();
   });
 
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: limit,
-      onError: (c) => {
-        metrics.gate("http", "refused", "body_too_large");
-        return problem(c, 413, "limit_exceeded", "Body too large", `The request body is over ${limit} bytes; send less or split it`, { field: "body", limit, unit: "bytes" });
-      },
-    }),
-  );
+  // the body: by its declared length, or counted as it is read
+  app.use("*", bodyLimit({ maxSize: limit, onError: (c) => guard.refuse(c, "body_too_large") }));
 
   // the status page checks its own viewers (a bearer token, or a page session: see src/http/page/)
   options.page?.mount(app, {
-    sideOf,
+    sideOf: guard.sideOf,
     caller: (side, via, c) => caller(side, via, (c as Context<Env>).env?.trace),
     seen: (side, c) => {
       const trace = (c as Context<Env>).env?.trace;
@@ -162,21 +124,11 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     },
   });
 
+  // the token, which decides the side
   app.use("*", async (c, next) => {
-    const side = sideOf(c.req.header("authorization"));
-    if (!side) {
-      metrics.gate("http", "refused", "unauthorized");
-      const detail = "A valid bearer token is required: Authorization: Bearer <host or agent token> (see .longrun/http.json)";
-      if (c.req.path === "/rpc") {
-        if (c.env?.trace) c.env.trace.outcome = "unauthorized";
-        const body = errorResponse(null, { code: ERRORS.unauthorized.code, message: `Unauthorized: ${detail}`, data: { kind: "unauthorized" } });
-        return c.json(body, 401, { "www-authenticate": "Bearer" });
-      }
-      c.header("www-authenticate", "Bearer");
-      return problem(c, 401, "unauthorized", "Unauthorized", detail);
-    }
-    metrics.gate("http", "allowed", side);
-    if (c.env?.trace) c.env.trace.side = side;
+    const side = guard.sideOf(c.req.header("authorization"));
+    if (!side) return guard.refuse(c, "unauthorized");
+    guard.admit(side, c.env?.trace);
     c.set("side", side);
     await next();
   });
@@ -280,9 +232,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     return finish(res, "POST", "/rpc", trace, t0);
   };
 
-  // The one hot route without the middleware chain: a POST /rpc that passes every check above
-  // (served Host, no foreign Origin, a declared length within the limit, a valid token) is answered
-  // here; so are the probes (before the Host rule: a Kubernetes probe sends the pod's IP, or no
+  // The one hot route without the middleware chain: a POST /rpc that passes every rule of the
+  // guard (served Host, no foreign Origin, a declared length within the limit, a valid token) is
+  // answered here; so are the probes (before the Host rule: a Kubernetes probe sends the pod's IP, or no
   // usable Host at all); anything else goes through the app, which makes the refusal.
   const viaApp = app.fetch;
   app.fetch = (req, _env, ctx) => {
@@ -292,21 +244,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     if (req.method === "POST") {
       const pathAt = url.indexOf("/", url.indexOf("//") + 2);
       if (pathAt >= 0 && url.length - pathAt === 4 && url.endsWith("/rpc")) {
-        const h = req.headers;
-        const origin = h.get("origin");
-        const length = h.get("content-length");
-        const side =
-          hosts.has((h.get("host") ?? "").toLowerCase()) &&
-          (origin === null || origins.has(origin.toLowerCase())) &&
-          length !== null &&
-          !h.has("transfer-encoding") &&
-          /^\d{1,10}$/.test(length) &&
-          Number(length) <= limit
-            ? sideOf(h.get("authorization"))
-            : null;
+        const side = guard.pass(req.headers);
         if (side) {
-          metrics.gate("http", "allowed", side);
-          trace.side = side;
+          guard.admit(side, trace);
           return fast(req, side, trace, t0);
         }
       }
