@@ -1,10 +1,11 @@
 /**
- * Test doubles for the memory port, named as such. Each wraps a real libSQL memory store and
- * changes exactly one thing: RecordingMemory records the order of calls; FailingMemory makes
- * saves throw while `failing` is set (the injected failure). `intercept` is how they also see the
- * saves that commit together with a state change (see `contractWith`).
+ * Test doubles, named as such. Each wraps a real store and changes exactly one thing:
+ * RecordingMemory records the order of memory calls; FailingMemory makes saves throw while
+ * `failing` is set (the injected failure); FailingPendingWrites makes the pending checkpoint file
+ * unwritable. `intercept` is how the memory doubles also see the saves that commit together with a
+ * state change (see `contractWith`).
  */
-import type { MemoryStore, NewMemory, SearchOptions } from "../../src/core/ports.ts";
+import type { MemoryStore, NewMemory, PendingStore, SearchOptions } from "../../src/core/ports.ts";
 
 export class RecordingMemory implements MemoryStore {
   readonly calls: { op: string; stateExisted: boolean | null }[] = [];
@@ -68,5 +69,28 @@ export class FailingMemory implements MemoryStore {
   }
   stateRecords(n: number) {
     return this.inner.stateRecords(n);
+  }
+}
+
+/**
+ * Failure-injection double for the pending-checkpoint port: the real file store, except that
+ * `write` throws (the disk refusing the pending file). Everything else reaches the real store.
+ */
+export class FailingPendingWrites {
+  writeAttempts = 0;
+  constructor(readonly inner: PendingStore) {}
+  asPort(): PendingStore {
+    return new Proxy(this.inner, {
+      get: (t, k) => {
+        if (k === "write") {
+          return () => {
+            this.writeAttempts++;
+            return Promise.reject(new Error("injected failure: the pending checkpoint file cannot be written (disk full)"));
+          };
+        }
+        const v = Reflect.get(t, k, t);
+        return typeof v === "function" ? v.bind(t) : v;
+      },
+    });
   }
 }

@@ -60,4 +60,18 @@ describe("I1: task.start searches memory before it creates state", () => {
     assert.notEqual(next.task.task_id, done.task.task_id);
     assert.equal(next.task.version, done.task.version + 1);
   });
+
+  // Kills: invariant I1 skipped when no keyword is extracted from the description
+  // (src/core/contract/start.ts startTask searching only when `terms.length > 0`).
+  test("I1: a description that yields no keyword is still searched before the task is created", async () => {
+    await fx.root.memory.save({ type: "note", title: "Do it now", content: "what to do now", keywords: [] });
+    const spy = new RecordingMemory(fx.root.memory, hasState(fx.root));
+    const description = "Do it now.";
+    const { task, memories } = await contractWith(fx.root, spy).startTask(description);
+    assert.deepEqual(task.keywords, [], "no keyword could be extracted");
+    assert.equal(spy.calls[0]?.op, "search", "the first memory operation is a search");
+    assert.equal(spy.calls[0]?.stateExisted, false, "made before any task state existed");
+    assert.deepEqual(memories.map((m) => m.title), ["Do it now"], "searched with the description itself");
+    assert.equal(task.status, "in_progress");
+  });
 });

@@ -1,6 +1,6 @@
 /** A real root in a temp directory, plus a contract wired to a chosen memory port. */
 import { TaskContract } from "../../src/core/contract.ts";
-import type { MemoryStore, NewMemory, StateStore } from "../../src/core/ports.ts";
+import type { MemoryStore, NewMemory, PendingStore, StateStore } from "../../src/core/ports.ts";
 import { Root } from "../../src/root/root.ts";
 import { systemClock, systemIds } from "../../src/store/system.ts";
 import { removeDir, tempDir } from "../support/helpers.ts";
@@ -81,6 +81,36 @@ export function contractWith(root: Root, memory: MemoryDouble): TaskContract {
   };
   return new TaskContract({ state, pending: root.pending, memory, clock: systemClock, ids: systemIds });
 }
+
+/**
+ * A contract on the fixture's real stores, with the memory double (which also sees the saves that
+ * commit together with a state change) and the pending-file double.
+ */
+export function contractWithPending(fx: Fixture, memory: MemoryDouble, pending: { asPort(): PendingStore }): TaskContract {
+  const real = fx.root.state;
+  const state = new Proxy(real, {
+    get: (t, k) => {
+      if (k === "transact") {
+        return ((fn: Parameters<StateStore["transact"]>[0]) =>
+          real.transact((tx) =>
+            fn({
+              ...tx,
+              saveMemory: async (record) => {
+                memory.intercept(record);
+                return tx.saveMemory(record);
+              },
+            })
+          )) as StateStore["transact"];
+      }
+      const v = Reflect.get(t, k, t);
+      return typeof v === "function" ? v.bind(t) : v;
+    },
+  }) as StateStore;
+  return new TaskContract({ state, pending: pending.asPort(), memory, clock: systemClock, ids: systemIds });
+}
+
+/** A checkpoint's fields, for the I2 suites. */
+export const CP = { summary: "adapters done", next_step: "接入第二个供应商", phase: "接口适配" };
 
 export async function countCheckpoints(root: Root): Promise<number> {
   const rs = await root.db.execute("SELECT COUNT(*) AS n FROM memories WHERE dedupe_key LIKE 'checkpoint:%'");

@@ -14,7 +14,8 @@ import { toolContext } from "../../src/hooks/claude.ts";
 import { defaultHookConfig } from "../../src/hooks/config.ts";
 import { decideTool, type ToolContext, type ToolDecision } from "../../src/hooks/tools.ts";
 import { TREE_OPERATIONS, treeHit } from "../../src/hooks/trees.ts";
-import { removeDir, tempDir } from "../support/helpers.ts";
+import { removeDir, run, tempDir } from "../support/helpers.ts";
+import { requireTarget, SOURCE_AND_BINARY } from "../protocol/server.ts";
 
 /** The context the Claude Code hook builds for a call in `cwd` (src/hooks/claude.ts's own). */
 function contextFor(root: string, cwd = root): ToolContext {
@@ -245,5 +246,45 @@ describe("attacks on the gate, decided in process", () => {
 
   test("ordinary read commands still pass in a read-only turn", async () => {
     for (const [cmd, kind] of await kinds(["ls", "cat a.txt", "cat src/*", "grep -rn hello src", "grep -n hello a.txt", "ls -R src", "find src -name '*.ts'", "cd src && ls"])) assert.equal(kind, "pass", cmd);
+  });
+});
+
+describe("the gate through `longrun hook claude` (the source and the binary)", () => {
+  // Kills: `MultiEdit` not treated as a write by the Claude Code gate (src/hooks/tools.ts
+  // WRITE_TOOLS without `MultiEdit: "file_path"`): it then falls to the unknown-tool rule, which a
+  // read-only turn also denies, but which checks the lease for "MultiEdit" instead of its file.
+  test("Claude Code gate: MultiEdit is a write of its file_path: under a scoped lease it passes inside the scope only; read-only turns and protected files deny it", async () => {
+    for (const target of SOURCE_AND_BINARY) {
+      requireTarget(target);
+      const root = tempDir();
+      try {
+        const hook = async (event: string, payload: Record<string, unknown>) => {
+          const r = await run([...target.argv, "hook", "claude", event, "--root", root], { input: JSON.stringify({ hook_event_name: event, cwd: root, session_id: "s1", ...payload }) });
+          const out = r.stdout.trim() ? JSON.parse(r.stdout) : null;
+          const decision = r.code === 2 ? "deny" : out?.hookSpecificOutput?.permissionDecision;
+          return { ...r, out, decision, reason: String(out?.hookSpecificOutput?.permissionDecisionReason ?? r.stderr) };
+        };
+        const multiEdit = (file: string) => ({ tool_name: "MultiEdit", tool_use_id: "t1", tool_input: { file_path: join(root, file), edits: [{ old_string: "a", new_string: "b" }] } });
+
+        const approved = await hook("UserPromptSubmit", { prompt: "Tidy the sources\n/approve scope=src/** sources only" });
+        assert.equal(approved.code, 0, approved.stderr);
+        const inside = await hook("PreToolUse", multiEdit("src/a.ts"));
+        assert.equal(inside.code, 0, inside.stderr);
+        assert.equal(inside.stdout, "", `${target.name}: MultiEdit of a file inside the scope gets no decision: ${inside.reason}`);
+        const outside = await hook("PreToolUse", multiEdit("docs/x.md"));
+        assert.equal(outside.decision, "deny", `${target.name}: outside the scope`);
+        assert.match(outside.reason, /outside the lease's scope/);
+        assert.match(outside.reason, /MultiEdit docs\/x\.md/, "checked as a write of that file");
+        const guarded = await hook("PreToolUse", multiEdit(".longrun/hooks.json"));
+        assert.equal(guarded.decision, "deny", `${target.name}: longrun's own files under any lease`);
+
+        await hook("UserPromptSubmit", { prompt: "now just look" });
+        const readOnly = await hook("PreToolUse", multiEdit("src/a.ts"));
+        assert.equal(readOnly.decision, "deny", `${target.name}: a read-only turn`);
+        assert.match(readOnly.reason, /read-only/);
+      } finally {
+        removeDir(root);
+      }
+    }
   });
 });

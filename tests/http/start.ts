@@ -10,6 +10,8 @@ export interface HttpChild {
   port: number;
   stderr: () => string;
   exited: Promise<number | null>;
+  /** SIGTERM unless it already ended; resolves once it has. */
+  stop(): Promise<void>;
 }
 
 /** Runs `argv… http <args>` (argv: the binary, or `deno run … src/main.ts`) and waits for its first line. */
@@ -21,7 +23,14 @@ export async function startHttpChild(argv: readonly string[], args: readonly str
   child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
   child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-  const line = await until(() => out.split("\n").find((l) => l.startsWith("{")), `the http server's first line (stderr: ${err})`, 20_000);
+  const line = await until(() => {
+    if (child.exitCode !== null) throw new Error(`longrun http exited with ${child.exitCode}: ${err}`);
+    return out.split("\n").find((l) => l.startsWith("{"));
+  }, `the http server's first line (stderr: ${err})`, 30_000);
   const info = JSON.parse(line) as HttpChild["info"];
-  return { child, info, port: Number(new URL(info.url).port), stderr: () => err, exited };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  return { child, info, port: Number(new URL(info.url).port), stderr: () => err, exited, stop };
 }

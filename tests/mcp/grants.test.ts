@@ -7,8 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { REPO, removeDir, tempDir } from "../support/helpers.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "../protocol/server.ts";
 import { type Mcp, startMcp } from "./helpers.ts";
 
 describe("MCP asks for research runs, the host grants them (SDK client, compiled binary)", () => {
@@ -61,5 +63,53 @@ describe("MCP asks for research runs, the host grants them (SDK client, compiled
     assert.equal((await mcp!.refused("receipt_begin", { run_id: cont.run_id, epoch: 1, tool: "fetch", idempotency_key: "b", args: {} })).data.reason, "run_not_granted");
     await host!.result("run.grant", { run_id: cont.run_id, budget: { tool_calls: 2 }, reason: "two more" });
     assert.equal((await mcp!.ok("receipt_begin", { run_id: cont.run_id, epoch: 1, tool: "fetch", idempotency_key: "b", args: {} })).replayed, false);
+  });
+});
+
+describe("longrun mcp is the agent side (SDK client; the source and the binary)", () => {
+  // Kills: `longrun mcp` running as the host side (src/cli/mcp.ts caller `{ side: "host", … }`).
+  // The tool list is filtered by side either way; what the caller's side decides is shown here.
+  test("MCP over stdio speaks for the agent: host-only decisions are refused and requests are recorded as the agent's", async () => {
+    for (const target of SOURCE_AND_BINARY) {
+      requireTarget(target);
+      const root = tempDir();
+      const client = new Client({ name: "survivors", version: "1.0.0" });
+      await client.connect(new StdioClientTransport({ command: target.argv[0]!, args: [...target.argv.slice(1), "mcp", "--root", root, "--tools", "all"], cwd: REPO, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+      try {
+        // a refusal is a tool result with its kind in _meta; invalid arguments are a JSON-RPC -32602
+        const call = async (name: string, args: Record<string, unknown> = {}) =>
+          (await client.callTool({ name, arguments: args }).catch((e: { code?: number }) => ({ isError: true, protocolError: e.code }))) as {
+            isError?: boolean;
+            protocolError?: number;
+            structuredContent?: any;
+            _meta?: any;
+          };
+        const kind = (r: { isError?: boolean; _meta?: any }) => (r.isError ? r._meta?.["longrun/error"]?.data?.kind : undefined);
+        const names = new Set((await client.listTools()).tools.map((t) => t.name));
+        for (const n of ["writes_enable", "turn_begin", "turn_end", "adjust_receive"]) assert.equal(names.has(n), false, `${target.name}: ${n} is not offered`);
+
+        await call("task_start", { description: "an agent over MCP" });
+        const requested = await call("writes_request", { reason: "please" });
+        assert.equal(requested.structuredContent.granted, false);
+        assert.equal(requested.structuredContent.task.lease_log.at(-1).by, "agent:mcp", `${target.name}: the request is the agent's`);
+
+        const runR = (await call("run_start", { owner: "mcp-exec", tools: ["fetch"] })).structuredContent.run;
+        const cancel = await call("run_cancel", { run_id: runR.run_id, reason: "no epoch" });
+        assert.equal(cancel.isError, true, `${target.name}: an agent cancels a run only with its epoch`);
+        assert.equal(cancel.protocolError, -32602);
+        assert.equal((await call("task_finish", { summary: "end it all", cancel_runs: true })).protocolError, -32602, `${target.name}: cancel_runs is the host's (not offered over MCP)`);
+        assert.equal(runR.status, "requested", `${target.name}: an agent's run is a request the host grants`);
+        assert.equal((await call("run_get", { run_id: runR.run_id })).structuredContent.run.status, "requested");
+
+        await call("task_transition", { to: "waiting_verification", reason: "done, please review" });
+        assert.equal(kind(await call("task_transition", { to: "completed", reason: "self-accepted" })), "unauthorized", `${target.name}: leaving waiting_verification`);
+        assert.equal(kind(await call("task_finish", { summary: "self-accepted" })), "unauthorized", `${target.name}: finishing a task under verification`);
+        assert.equal((await call("task_recover", { force: true })).protocolError, -32602, `${target.name}: a forced recovery (not offered over MCP)`);
+        assert.equal((await call("task_status")).structuredContent.task.status, "waiting_verification");
+      } finally {
+        await client.close();
+        removeDir(root);
+      }
+    }
   });
 });

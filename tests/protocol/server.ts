@@ -2,7 +2,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, rootArgv, until } from "../support/helpers.ts";
+import { REPO, rootArgv, scriptArgv, until } from "../support/helpers.ts";
 
 export interface Target {
   name: string;
@@ -18,8 +18,19 @@ export const TARGETS: Target[] = [
   { name: "deno run src/main.ts", argv: [join(REPO, "node_modules", ".bin", "deno"), "run", "-A", "--no-check", "--quiet", join(REPO, "src", "main.ts")] },
 ];
 
+/** The source run by this runtime (a change in `src/` shows up without a rebuild), and the compiled binary. */
+export const SOURCE_AND_BINARY: Target[] = [
+  { name: "the source (this runtime)", argv: scriptArgv(join(REPO, "src", "main.ts")) },
+  { name: "the compiled binary", argv: [BINARY] },
+];
+
 export function requireBinary(path = BINARY): void {
   if (!existsSync(path)) throw new Error(`${path} is missing: build it with ./compile.sh (npm test builds both executables first)`);
+}
+
+/** Fails the test when `target` is the compiled binary and it is not built. */
+export function requireTarget(target: Target): void {
+  if (target.argv[0] === BINARY) requireBinary();
 }
 
 export class Server {

@@ -4,13 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { TEST_STORE, testRoot } from "../support/sqld.ts";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { corruptTask } from "../support/state.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import { removeDir, tempDir, until } from "../support/helpers.ts";
-import { Server, TARGETS } from "./server.ts";
+import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "./server.ts";
 
 const req = (id: unknown, method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 
@@ -191,3 +191,47 @@ for (const target of TARGETS) {
     });
   });
 }
+
+describe("stdio's line limit holds while the line streams in (the source and the binary)", () => {
+  // Kills: the stdio framer's buffer cap removed (src/rpc/framing.ts #append without the
+  // `#size + bytes.length > #limit + 1` check): an over-long line is then still refused at its
+  // newline, but held in memory whole until it arrives (and copied once more there).
+  test("stdio: a line streamed far past the 1 MiB limit without a newline is not held in memory; it is refused with limit_exceeded and the next request works", async (t) => {
+    const STREAM_MIB = 256;
+    for (const target of SOURCE_AND_BINARY) {
+      requireTarget(target);
+      const root = tempDir();
+      const s = new Server(target, ["serve", "--root", root]);
+      try {
+        const procStatus = `/proc/${s.child.pid}/status`;
+        const peakKiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(procStatus, "utf8"))?.[1]);
+        assert.equal((await s.result("task.status")).task, null);
+        if (!existsSync(procStatus)) {
+          t.skip("no /proc: the memory bound cannot be read here");
+          return;
+        }
+        const before = peakKiB();
+        const chunk = new Uint8Array(1 << 20).fill(0x78); // 1 MiB of "x", no newline
+        await s.write('{"jsonrpc":"2.0","id":"big","method":"task.status","params":{"x":"');
+        for (let i = 0; i < STREAM_MIB; i++) await s.write(chunk);
+        await s.write('"}}\n');
+        const next = await s.call("task.status"); // answered only after everything before it was read
+        assert.equal((next.result as { task: unknown }).task, null, `${target.name}: the stream goes on`);
+        const refusal = s.answers.find((a) => (a.error as { data?: { kind?: string } } | undefined)?.data?.kind === "limit_exceeded") as { id: unknown; error: { code: number; data: Record<string, unknown> } } | undefined;
+        assert.ok(refusal, `${target.name}: the over-long line is refused`);
+        assert.equal(refusal.id, null);
+        assert.equal(refusal.error.code, -32009);
+        assert.equal(refusal.error.data.field, "line");
+        assert.equal(refusal.error.data.limit, LIMITS.line_bytes);
+        assert.ok(Number(refusal.error.data.actual) > STREAM_MIB * (1 << 20));
+        assert.equal(s.answers.filter((a) => a.error).length, 1, "reported once");
+        const grewMiB = (peakKiB() - before) / 1024;
+        // held whole, the line alone would add STREAM_MIB (and its copy at the newline as much again)
+        assert.ok(grewMiB < STREAM_MIB, `${target.name}: the peak resident memory grew by ${grewMiB.toFixed(0)} MiB while a ${STREAM_MIB} MiB line streamed in`);
+      } finally {
+        await s.close();
+        removeDir(root);
+      }
+    }
+  });
+});
