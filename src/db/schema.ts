@@ -292,7 +292,7 @@ export const MIGRATIONS: Migration[] = [
       // NULL: a run from before grants (granted when it started). 'requested' runs are stored as
       // status 'parked' (the status CHECK of version 2 cannot change in place; they are open runs
       // for every rule that counts them) and shown as status "requested"; a refused one is stored
-      // 'cancelled' and shown as "refused" (src/ledger/runs.ts, shownStatus)
+      // 'cancelled' and shown as "refused" (src/ledger/run_record.ts, shownStatus)
       `ALTER TABLE runs ADD COLUMN grant_state TEXT CHECK (grant_state IN ('requested','granted','refused'))`,
       // what was asked, what was decided, by whom, when, why (JSON)
       `ALTER TABLE runs ADD COLUMN grant_record TEXT`,

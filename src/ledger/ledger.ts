@@ -11,10 +11,10 @@ import type { TaskState } from "../core/task.ts";
 import type { LedgerDeps } from "./common.ts";
 import { type BudgetStatus, Budgets } from "./budget.ts";
 import { type GrantInput, Grants } from "./grants.ts";
-import { Lifecycle } from "./lifecycle.ts";
+import { Lifecycle, type RunCheckpoint } from "./lifecycle.ts";
 import { type BeginInput, type OpenItem, type Receipt, Receipts, type SettleInput } from "./receipts.ts";
 import type { Run } from "./run_record.ts";
-import { type ContinueRunInput, type RunCheckpoint, Runs, type RunSummary, type StartRunInput } from "./runs.ts";
+import { type ContinueRunInput, Runs, type RunSummary, type StartRunInput } from "./runs.ts";
 import { type TaskTerms, Terms } from "./terms.ts";
 
 /** Runs, their ownership, grants, receipts and budgets: each method is its part's (see the files named above). */
@@ -62,9 +62,6 @@ export class RunLedger {
   listRuns(taskId?: string): Promise<RunSummary[]> {
     return this.#runs.listRuns(taskId);
   }
-  checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
-    return this.#runs.checkpoint(runId, epoch, settled, open, note);
-  }
   get(runId: string): ReturnType<Runs["get"]> {
     return this.#runs.get(runId);
   }
@@ -90,6 +87,9 @@ export class RunLedger {
   }
   finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
     return this.#lifecycle.finish(runId, epoch, outcome, gaps, status);
+  }
+  checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
+    return this.#lifecycle.checkpoint(runId, epoch, settled, open, note);
   }
 
   // the host's decision on a requested run (grants.ts)

@@ -1,13 +1,30 @@
 /**
  * A run's lifecycle once it has begun (seed 003, sections 6 and 8): park it (waiting for something,
  * or for the user: then only the host wakes it, with the user's answer), wake it, yield its current
- * request so the next adopts an adjustment, cancel it, finish it with its outcome and open gaps.
+ * request so the next adopts an adjustment, cancel it, finish it with its outcome and open gaps;
+ * along the way, checkpoint what is settled and what is open (recovery reads the newest).
  * Each step is fenced by the run's epoch (the host may wake and cancel without one) and recorded
  * as an event.
  */
 import { UnauthorizedError } from "../core/errors.ts";
-import { addEvent, fence, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { addEvent, fence, json, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import { type HostAnswer, requireStatus, type Run, runRow, type RunStatus, toRun } from "./run_record.ts";
+
+/** A run's own working summary: what is settled and what is open. */
+export interface RunCheckpoint {
+  epoch: number;
+  settled: string[];
+  open: string[];
+  note: string;
+  at: string;
+}
+
+/** A run's newest checkpoint (null before its first). */
+export async function latestCheckpoint(d: LedgerDeps, runSeq: number): Promise<RunCheckpoint | null> {
+  const rs = await d.db.execute({ sql: "SELECT * FROM run_checkpoints WHERE run_seq = ? ORDER BY seq DESC LIMIT 1", args: [runSeq] });
+  const r = rs.rows[0];
+  return r ? { epoch: Number(r.epoch), settled: json<string[]>(r.settled, []), open: json<string[]>(r.open, []), note: String(r.note), at: String(r.at) } : null;
+}
 
 /** The lifecycle steps of the ledger's runs. */
 export class Lifecycle {
@@ -88,5 +105,22 @@ export class Lifecycle {
   /** The end of a run: its outcome and the gaps that remain open. A normal end never closes them. */
   finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
     return this.#step(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, ended: true }, status, { outcome, gaps });
+  }
+
+  /** A run's own working summary: what is settled and what is open (recovery reads the newest). */
+  async checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
+    const seq = seqOf(RUN_ID, runId, "run");
+    const at = now(this.d);
+    await this.d.db.write(async (tx) => {
+      await fence(tx, seq, epoch, at);
+      const run = await runRow(this.d, tx, seq);
+      requireStatus(run, ["running", "parked"], "take a checkpoint");
+      await tx.execute({
+        sql: "INSERT INTO run_checkpoints(run_seq, epoch, settled, open, note, at) VALUES (?, ?, ?, ?, ?, ?)",
+        args: [seq, epoch, JSON.stringify(settled), JSON.stringify(open), note, at],
+      });
+      await addEvent(tx, seq, epoch, "checkpoint", { settled: settled.length, open: open.length }, at);
+    });
+    return (await latestCheckpoint(this.d, seq))!;
   }
 }

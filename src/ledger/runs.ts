@@ -14,19 +14,12 @@ import { ConflictError, NoActiveTaskError, UnauthorizedError } from "../core/err
 import { widerItems } from "../core/run_rules/grant.ts";
 import { RECEIPT_KINDS, type ReceiptKind } from "../core/run_rules/receipts.ts";
 import type { TaskState } from "../core/task.ts";
-import { addEvent, fence, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
+import { addEvent, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
+import { latestCheckpoint, type RunCheckpoint } from "./lifecycle.ts";
 import type { BudgetStatus, Budgets } from "./budget.ts";
 import { type OpenItem, type Receipt, type Receipts, toReceipt } from "./receipts.ts";
 import { type Authorization, authorizationOf, type GrantRecord, requireStatus, type Run, runRow, shownStatus, toRun } from "./run_record.ts";
 import { type TaskTerms, type Terms, termsMissing } from "./terms.ts";
-
-export interface RunCheckpoint {
-  epoch: number;
-  settled: string[];
-  open: string[];
-  note: string;
-  at: string;
-}
 
 export type RunSummary = Run & { budget: BudgetStatus; open_items: number; checkpoint: RunCheckpoint | null };
 
@@ -101,7 +94,7 @@ function grantColumns(input: { authorization: Authorization; budget: BudgetLimit
   };
 }
 
-/** The ledger's runs: started, continued, claimed, checkpointed and observed. */
+/** The ledger's runs: started, continued, claimed and observed. */
 export class Runs {
   constructor(private readonly d: LedgerDeps, private readonly terms: Terms, private readonly budgets: Budgets, private readonly receipts: Receipts) {}
 
@@ -172,32 +165,9 @@ export class Runs {
     for (const row of rs.rows) {
       const run = toRun(row);
       const seq = Number(row.seq);
-      out.push({ ...run, budget: await this.budgets.status(seq, run.budget_limits, null, run.created_at), open_items: (await this.receipts.openItems(seq)).length, checkpoint: await this.#latestCheckpoint(seq) });
+      out.push({ ...run, budget: await this.budgets.status(seq, run.budget_limits, null, run.created_at), open_items: (await this.receipts.openItems(seq)).length, checkpoint: await latestCheckpoint(this.d, seq) });
     }
     return out;
-  }
-
-  /** A run's own working summary: what is settled and what is open (recovery reads the newest). */
-  async checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
-    const seq = seqOf(RUN_ID, runId, "run");
-    const at = now(this.d);
-    await this.d.db.write(async (tx) => {
-      await fence(tx, seq, epoch, at);
-      const run = await runRow(this.d, tx, seq);
-      requireStatus(run, ["running", "parked"], "take a checkpoint");
-      await tx.execute({
-        sql: "INSERT INTO run_checkpoints(run_seq, epoch, settled, open, note, at) VALUES (?, ?, ?, ?, ?, ?)",
-        args: [seq, epoch, JSON.stringify(settled), JSON.stringify(open), note, at],
-      });
-      await addEvent(tx, seq, epoch, "checkpoint", { settled: settled.length, open: open.length }, at);
-    });
-    return (await this.#latestCheckpoint(seq))!;
-  }
-
-  async #latestCheckpoint(runSeq: number): Promise<RunCheckpoint | null> {
-    const rs = await this.d.db.execute({ sql: "SELECT * FROM run_checkpoints WHERE run_seq = ? ORDER BY seq DESC LIMIT 1", args: [runSeq] });
-    const r = rs.rows[0];
-    return r ? { epoch: Number(r.epoch), settled: json<string[]>(r.settled, []), open: json<string[]>(r.open, []), note: String(r.note), at: String(r.at) } : null;
   }
 
   /** Observe: everything about a run, changing nothing. */
@@ -227,7 +197,7 @@ export class Runs {
       receipts_by_kind: byKind,
       unknown_receipts: receipts.filter((r) => r.status === "unknown"),
       open_items: await this.receipts.openItems(seq),
-      checkpoint: await this.#latestCheckpoint(seq),
+      checkpoint: await latestCheckpoint(this.d, seq),
       events,
     };
   }
@@ -248,7 +218,7 @@ export class Runs {
       await addEvent(tx, seq, epoch, "claimed", { owner, previous_owner: String(run.owner), previous_epoch: Number(run.epoch), receipts_now_unknown: marked.rows.length }, at);
       return marked.rows.map(toReceipt);
     });
-    return { run: toRun(await runRow(this.d, null, seq)), newly_unknown: unknown, checkpoint: await this.#latestCheckpoint(seq) };
+    return { run: toRun(await runRow(this.d, null, seq)), newly_unknown: unknown, checkpoint: await latestCheckpoint(this.d, seq) };
   }
 
   /**
