@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import { RpcFixture } from "./rpc.ts";
 
 describe("the run's epoch fences adjust.handoff and budget.reconcile", () => {
-  // Kills: `adjust.handoff` not fenced (src/ledger/deliverables.ts handoff without
+  // Kills: `adjust.handoff` not fenced (src/ledger/adjustments.ts handoff without
   // `await fence(tx, run.seq, epoch, at)`): an executor whose run was claimed could still record
   // which request carried the user's adjustment.
   test("adjust.handoff with a stale epoch is refused with stale_epoch and records nothing; the current epoch may hand it off", async () => {
@@ -35,7 +35,7 @@ describe("the run's epoch fences adjust.handoff and budget.reconcile", () => {
     }
   });
 
-  // Kills: `budget.reconcile` not fenced (src/ledger/effects.ts
+  // Kills: `budget.reconcile` not fenced (src/ledger/budget.ts
   // reconcileCharge without `await fence(tx, seq, epoch, at)`): an executor that lost the run could
   // still declare what an unknown charge cost and so reopen the run's budget for new effects.
   test("budget.reconcile with a stale epoch is refused with stale_epoch; the charge stays unknown and new effects stay refused", async () => {
