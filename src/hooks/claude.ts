@@ -14,20 +14,13 @@
  */
 import { PROGRESS_KIND, TaskContract } from "../core/contract.ts";
 import { errorKind, LongrunError, WriteGateViolation } from "../core/errors.ts";
-import type { MemoryStore } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { NoActiveTaskError } from "../core/errors.ts";
-import type { StateStore } from "../core/ports.ts";
-import { loadOwn } from "../runtime/load.ts";
-import { openSyncSqlite, syncConn } from "../db/sqlite.ts";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { ROOT_PATHS } from "../root/layout.ts";
+import { openRoot as openScoped, type StateRoot } from "../root/open.ts";
 import type { Root } from "../root/root.ts";
-import { FilePendingStore } from "../store/pending_file.ts";
-import { hookServerStore, requireStateDir, serverPendingPath, serverSessionPath } from "../store/server_config.ts";
-import { DbStateStore, STATE_IN_DB_VERSION } from "../store/state_db.ts";
-import { systemClock, systemIds } from "../store/system.ts";
-import { crashPointsFromEnv } from "../store/crash.ts";
+import { type RootStore, rootStore } from "../root/steps.ts";
+import { hookServerStore } from "../store/server_config.ts";
 import { parseApproval } from "../core/approval.ts";
 import { type ClaudeEvent, eventColumn } from "./events.ts";
 import type { HookConfig } from "./config.ts";
@@ -47,75 +40,17 @@ export const GRANTED_BY = "host:claude-prompt";
 /** How long a hook waits for another process's lock on the state file (the events table's `lockWaitMs`). */
 export const LOCK_WAIT_MS: Readonly<Record<ClaudeEvent, number>> = eventColumn("lockWaitMs");
 
-/** The paths of a root, computed without importing the memory layer. */
-function paths(root: string) {
-  return {
-    db: `${root}/${ROOT_PATHS.memoryDb}`,
-    legacyState: `${root}/${ROOT_PATHS.state}`,
-    pending: `${root}/${ROOT_PATHS.pending}`,
-  };
-}
-
-/** A memory port for the paths that must never touch memory (the gate): it refuses to be used. */
-const NO_MEMORY: MemoryStore = new Proxy({} as MemoryStore, {
-  get: (_t, prop) => () => Promise.reject(new Error(`memory is not available on this path (${String(prop)})`)),
-});
-
-/** A root with no database yet holds no task. */
-function noTaskStore(path: string): StateStore {
-  return {
-    path,
-    load: () => Promise.resolve(null),
-    loadTask: () => Promise.resolve(null),
-    list: () => Promise.resolve([]),
-    transact: () => Promise.reject(new NoActiveTaskError()),
-  };
+/** The hooks' root: the project on the libSQL server the environment names (LONGRUN_STORE), else the directory. */
+function hookStore(root: string): RootStore {
+  return rootStore(root, hookServerStore());
 }
 
 /**
- * The contract over the task state only, read and written with the runtime's own SQLite: enough
- * for gate checks, turns and grants, without loading libSQL. A root that still keeps its state in
- * `.longrun/state.json` (or an older schema) is opened once with libSQL to move it into the database.
+ * The contract over the task state only (src/root/open.ts): enough for gate checks, turns and
+ * grants, without loading libSQL. The gate (`gate`) lays nothing out.
  */
-export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000, gate = false): Promise<{ contract: TaskContract; state: StateStore; close: () => void }> {
-  const crash = crashPointsFromEnv();
-  const server = hookServerStore();
-  if (server) {
-    if (gate) requireStateDir(server);
-    else mkdirSync(server.stateDir, { recursive: true, mode: 0o700 });
-    // the root is on a libSQL server (LONGRUN_STORE): the lease is read there, never from a cache;
-    // a server that cannot be reached is an error, and the gate's caller denies (fails closed)
-    const { openClient, remoteConn, RemoteSession } = await import("../db/remote.ts");
-    const client = openClient(server.url, server.authToken);
-    const session = new RemoteSession(client, serverSessionPath(server));
-    const state = new DbStateStore({ conn: remoteConn(session, server.url), path: server.url, clock: systemClock, crash });
-    const pending = new FilePendingStore(serverPendingPath(server), crash);
-    const contract = new TaskContract({ state, pending, memory: NO_MEMORY, clock: systemClock, ids: systemIds, crash });
-    return { contract, state, close: () => client.close() };
-  }
-  const p = paths(root);
-  const needsRoot = existsSync(p.legacyState) || (existsSync(p.db) && (await schemaOf(p.db, lockTimeoutMs)) < STATE_IN_DB_VERSION);
-  if (needsRoot) await (await openRoot(root, lockTimeoutMs)).close();
-  let state: StateStore;
-  let close = () => {};
-  if (existsSync(p.db)) {
-    const db = await openSyncSqlite(p.db, lockTimeoutMs);
-    close = () => db.close();
-    state = new DbStateStore({ conn: syncConn(db), path: p.db, clock: systemClock, crash });
-  } else state = noTaskStore(p.db);
-  const contract = new TaskContract({ state, pending: new FilePendingStore(p.pending, crash), memory: NO_MEMORY, clock: systemClock, ids: systemIds, crash });
-  return { contract, state, close };
-}
-
-async function schemaOf(db: string, wait: number): Promise<number> {
-  const conn = await openSyncSqlite(db, wait);
-  try {
-    return Number(conn.all("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations", [])[0]?.v ?? 0);
-  } catch {
-    return 0;
-  } finally {
-    conn.close();
-  }
+export async function stateOnlyContract(root: string, lockTimeoutMs = 5_000, gate = false): Promise<StateRoot> {
+  return openScoped({ store: hookStore(root), scope: gate ? "gate" : "state", lockTimeoutMs });
 }
 
 export function denyOutput(reason: string): HookOutput {
@@ -221,9 +156,7 @@ function leaseLine(t: TaskState, marker: string): string {
 
 /** Opens the full root (libSQL, memory) only on the paths that need memory. */
 async function openRoot(root: string, lockTimeoutMs: number): Promise<Root> {
-  const { Root } = await loadOwn<typeof import("../root/root.ts")>("root/root");
-  const server = hookServerStore();
-  return server ? Root.openServer(server, { searchInWorker: false, lockTimeoutMs }) : Root.open(root, { searchInWorker: false, lockTimeoutMs });
+  return openScoped({ store: hookStore(root), scope: "full", options: { searchInWorker: false, lockTimeoutMs } });
 }
 
 /**

@@ -16,9 +16,6 @@ export interface ReadinessOptions {
   deadlineMs?: number;
 }
 
-/** The first row of the task table and of memory: it needs the file, its schema and a read lock, nothing more. */
-const READ = "SELECT (SELECT count(*) FROM (SELECT 1 FROM tasks LIMIT 1)), (SELECT count(*) FROM (SELECT 1 FROM memories LIMIT 1))";
-
 export function readiness(roots: RootRegistry, options: ReadinessOptions = {}): () => Promise<boolean> {
   const reuseMs = options.reuseMs ?? 1000;
   const deadlineMs = options.deadlineMs ?? 5000;
@@ -38,7 +35,7 @@ export function readiness(roots: RootRegistry, options: ReadinessOptions = {}): 
         const { root, release } = await roots.acquire();
         try {
           // the gate's connection on this thread, and the memory writer's (a Worker, in servers)
-          await Promise.all([root.db.values(READ), root.db.execute(READ)]);
+          await root.probe();
         } finally {
           release();
         }

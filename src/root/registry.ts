@@ -8,6 +8,7 @@ import { LimitExceededError } from "../core/errors.ts";
 import { InvalidRootError, resolveRoot, Root, type RootOptions, rootPaths } from "./root.ts";
 import { type ServerStore, serverPendingPath, storeName } from "../store/server_config.ts";
 import { classifyStorage } from "../db/fault.ts";
+import { rootStore } from "./steps.ts";
 
 export interface RootRegistryOptions {
   /** The root used when a request names none (`--root`, default the working directory). */
@@ -215,14 +216,14 @@ export class RootRegistry {
         return Promise.reject(e);
       }
       const dir = real;
-      // a file-system failure while opening (out of descriptors, read-only, gone) as a kind the caller can act on
-      const server = this.#server;
-      const open = server
-        ? () => Root.openServer(server, this.#rootOptions)
-        : () => Root.open(dir, this.#rootOptions).then(
-          (r) => stillItself(dir, r),
+      const store = rootStore(dir, this.#server);
+      // a directory: a file-system failure while opening (out of descriptors, read-only, gone) as a
+      // kind the caller can act on, and the directory must still be itself once open
+      const open = () =>
+        Root.openAt(store, this.#rootOptions).then(
+          (r) => store.kind === "local" ? stillItself(dir, r) : r,
           (e: unknown) => {
-            throw classifyStorage(e, rootPaths(dir).memoryDb) ?? e;
+            throw store.kind === "local" ? classifyStorage(e, rootPaths(dir).memoryDb) ?? e : e;
           },
         );
       root = closing ? closing.then(open) : open();

@@ -18,6 +18,7 @@ import { rebuildMemoryIndex } from "../memory/reindex.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../db/schema.ts";
 import { searchMemories } from "../memory/search.ts";
 import { SLICE_SIZE_SQL, sliceSizeOf } from "../memory/slices.ts";
+import { claimProject, foldWal, probeRead, referencedBlobs } from "../store/root_db.ts";
 import { LibsqlMemory, type Searcher } from "../memory/store.ts";
 import { InProcessSearcher, WorkerSearcher } from "../memory/worker_client.ts";
 import { removeOrphanTemps } from "../store/atomic.ts";
@@ -31,6 +32,7 @@ import { importLegacyState } from "../store/legacy_state.ts";
 import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "../store/root_identity.ts";
 import { libsqlConn } from "../db/libsql_conn.ts";
 import { DbStateStore } from "../store/state_db.ts";
+import { type OpenPlan, type RootStore, runPlan } from "./steps.ts";
 import { systemClock, systemIds } from "../store/system.ts";
 
 /**
@@ -163,16 +165,9 @@ async function migrateKnown(db: Database, name: string): Promise<void> {
   if (version > known) throw new Error(`${name} has schema version ${version}, newer than this longrun knows (${known}); upgrade longrun`);
 }
 
-const PROJECT_KEY = "project";
-
 /** The first runner names the database's project; any other project key is refused, naming both. */
-async function claimProject(db: Database, store: ServerStore): Promise<void> {
-  const held = await db.write(async (tx) => {
-    const rs = await tx.execute({ sql: "SELECT value FROM root_meta WHERE key = ?", args: [PROJECT_KEY] });
-    if (rs.rows.length) return String(rs.rows[0]!.value);
-    await tx.execute({ sql: "INSERT INTO root_meta(key, value) VALUES (?, ?)", args: [PROJECT_KEY, store.project] });
-    return store.project;
-  });
+async function checkProject(db: Database, store: ServerStore): Promise<void> {
+  const held = await claimProject(db, store.project);
   if (held !== store.project) {
     throw new InvalidRootError(
       storeName(store),
@@ -182,6 +177,75 @@ async function claimProject(db: Database, store: ServerStore): Promise<void> {
     );
   }
 }
+
+/** A root being opened: what the steps of its plan (`PLANS`) have made so far. */
+class Opening {
+  paths!: RootPaths;
+  #db: Database | null = null;
+  sliceSize = 0;
+  constructor(readonly store: RootStore, readonly options: RootOptions) {}
+  get db(): Database {
+    if (!this.#db) throw new Error("the database is not open yet");
+    return this.#db;
+  }
+  set db(db: Database) {
+    this.#db = db;
+  }
+  async close(): Promise<void> {
+    await this.#db?.close();
+  }
+}
+
+/** The directory or the server's project being opened (each plan knows which it has). */
+const dirOf = (o: Opening) => (o.store as Extract<RootStore, { kind: "local" }>).dir;
+const serverOf = (o: Opening) => (o.store as Extract<RootStore, { kind: "server" }>).server;
+
+/** The schema up to date, and the slice size memory is indexed by. */
+async function migrateStep(o: Opening): Promise<void> {
+  await migrateKnown(o.db, o.paths.memoryDb);
+  o.sliceSize = sliceSizeOf((await o.db.execute(SLICE_SIZE_SQL)).rows);
+}
+
+/** What opening the whole root does at each step (src/root/steps.ts), for a directory and for a server's project. */
+const PLANS: Readonly<Record<RootStore["kind"], OpenPlan<Opening>>> = {
+  local: {
+    layout(o) {
+      const paths = (o.paths = rootPaths(resolveRoot(dirOf(o))));
+      mkdirSync(paths.longrun, { recursive: true, mode: 0o700 });
+      mkdirSync(paths.rawData, { recursive: true, mode: 0o700 });
+      removeOrphanTemps(paths.longrun);
+      removeOrphanTemps(paths.rawData);
+      checkPresent(paths.longrun, paths.memoryDb); // before opening, which would create an empty one
+      checkWritable([paths.dir, paths.longrun, paths.memoryDb]);
+    },
+    async database(o) {
+      // long-lived processes (the servers) write through the writer Worker; one-shot ones inline
+      const writes = o.options.searchInWorker === false ? "inline" : "worker";
+      o.db = await Database.open(pathToFileURL(o.paths.memoryDb).href, { busyTimeoutMs: o.options.lockTimeoutMs, writes });
+    },
+    migrate: migrateStep,
+    reindex: (o) => rebuildMemoryIndex(o.db, fileBlobs(o.paths.rawData)),
+    "legacy import": (o) => importLegacyState(o.paths.state, libsqlConn(o.db), o.options.clock ?? systemClock),
+    async identity(o) {
+      remember(o.paths.longrun, await libsqlConn(o.db).write((tx) => settleIdentity(o.paths.longrun, o.paths.memoryDb, tx)));
+    },
+  },
+  server: {
+    layout(o) {
+      mkdirSync(serverOf(o).stateDir, { recursive: true, mode: 0o700 });
+      removeOrphanTemps(serverOf(o).stateDir);
+      o.paths = serverPaths(serverOf(o));
+    },
+    async database(o) {
+      const store = serverOf(o);
+      o.db = await Database.open(store.url, { authToken: store.authToken, sessionFile: serverSessionPath(store) });
+    },
+    migrate: migrateStep,
+    reindex: null, // bodies live in the database, indexed as they are saved
+    "legacy import": null, // a root on a server never kept its state in a file
+    identity: (o) => checkProject(o.db, serverOf(o)),
+  },
+};
 
 export class Root {
   readonly paths: RootPaths;
@@ -234,61 +298,38 @@ export class Root {
     return this.paths.dir;
   }
 
-  /** Opens (and on first use lays out) the root at `dir`: `.longrun/`, `memory.db`, `raw_data/`. */
-  static async open(dir: string, options: RootOptions = {}): Promise<Root> {
-    const paths = rootPaths(resolveRoot(dir));
-    mkdirSync(paths.longrun, { recursive: true, mode: 0o700 });
-    mkdirSync(paths.rawData, { recursive: true, mode: 0o700 });
-    removeOrphanTemps(paths.longrun);
-    removeOrphanTemps(paths.rawData);
-    checkPresent(paths.longrun, paths.memoryDb); // before opening, which would create an empty one
-    checkWritable([paths.dir, paths.longrun, paths.memoryDb]);
-    const url = pathToFileURL(paths.memoryDb).href;
-    // long-lived processes (the servers) write through the writer Worker; one-shot ones inline
-    const db = await Database.open(url, { busyTimeoutMs: options.lockTimeoutMs, writes: options.searchInWorker === false ? "inline" : "worker" });
-    let sliceSize: number;
-    try {
-      await migrateKnown(db, paths.memoryDb);
-      await rebuildMemoryIndex(db, fileBlobs(paths.rawData));
-      sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
-      await importLegacyState(paths.state, libsqlConn(db), options.clock ?? systemClock);
-      remember(paths.longrun, await libsqlConn(db).write((tx) => settleIdentity(paths.longrun, paths.memoryDb, tx)));
-    } catch (e) {
-      await db.close();
-      throw e;
+  /**
+   * Opens (and on first use lays out) a root: the steps of src/root/steps.ts, as `PLANS` says for
+   * its store. A directory gets `.longrun/`, `memory.db` and `raw_data/`. A project on a libSQL
+   * server is in the database at `store.url`, which holds one project: a database that already
+   * holds another is refused (memory of two projects is never mixed), so two projects need two
+   * databases (two sqld namespaces, or two servers). The server need not be reachable for the
+   * runner to start serving calls: a root that cannot be opened now is opened on a later call.
+   */
+  static async openAt(store: RootStore, options: RootOptions = {}): Promise<Root> {
+    const o = await runPlan(PLANS[store.kind], new Opening(store, options));
+    const db = o.db;
+    if (store.kind === "server") {
+      const searcher = new InProcessSearcher((q, opts) => searchMemories(db, q, opts, options.testOnlySearchWindow));
+      return new Root(o.paths, db, searcher, o.sliceSize, options, store.server);
     }
     const searcher: Searcher =
       options.searchInWorker === false
-        ? new InProcessSearcher((q, o) => searchMemories(db, q, o, options.testOnlySearchWindow))
-        : new WorkerSearcher(url, { testOnlyHold: options.testOnlySearchHold });
-    const root = new Root(paths, db, searcher, sliceSize, options);
-    root.#identity = identityOf(paths.memoryDb);
+        ? new InProcessSearcher((q, opts) => searchMemories(db, q, opts, options.testOnlySearchWindow))
+        : new WorkerSearcher(pathToFileURL(o.paths.memoryDb).href, { testOnlyHold: options.testOnlySearchHold });
+    const root = new Root(o.paths, db, searcher, o.sliceSize, options);
+    root.#identity = identityOf(o.paths.memoryDb);
     return root;
   }
 
-  /**
-   * Opens (and on first use lays out) the project `store.project` in the libSQL server database at
-   * `store.url`. The database holds one project: a database that already holds another project is
-   * refused (memory of two projects is never mixed), so two projects need two databases (two
-   * sqld namespaces, or two servers). The server need not be reachable for the runner to start
-   * serving calls: a root that cannot be opened now is opened on a later call.
-   */
-  static async openServer(store: ServerStore, options: RootOptions = {}): Promise<Root> {
-    mkdirSync(store.stateDir, { recursive: true, mode: 0o700 });
-    removeOrphanTemps(store.stateDir);
-    const paths = serverPaths(store);
-    const db = await Database.open(store.url, { authToken: store.authToken, sessionFile: serverSessionPath(store) });
-    let sliceSize: number;
-    try {
-      await migrateKnown(db, store.url);
-      sliceSize = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
-      await claimProject(db, store);
-    } catch (e) {
-      await db.close();
-      throw e;
-    }
-    const searcher = new InProcessSearcher((q, o) => searchMemories(db, q, o, options.testOnlySearchWindow));
-    return new Root(paths, db, searcher, sliceSize, options, store);
+  /** Opens (and on first use lays out) the root at `dir`: `.longrun/`, `memory.db`, `raw_data/`. */
+  static open(dir: string, options: RootOptions = {}): Promise<Root> {
+    return Root.openAt({ kind: "local", dir }, options);
+  }
+
+  /** Opens (and on first use lays out) the project `store.project` on the libSQL server at `store.url` (see `openAt`). */
+  static openServer(store: ServerStore, options: RootOptions = {}): Promise<Root> {
+    return Root.openAt({ kind: "server", server: store }, options);
   }
 
   /**
@@ -297,13 +338,12 @@ export class Root {
    * opening a root, in the background. Returns the file names removed.
    */
   async collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS): Promise<string[]> {
-    const rows = await this.db.values(
-      `SELECT raw_ref FROM memories WHERE raw_ref IS NOT NULL
-       UNION ALL SELECT ref FROM artifacts
-       UNION ALL SELECT ref FROM artifact_attachments WHERE ref IS NOT NULL
-       UNION ALL SELECT path FROM contexts`,
-    );
-    return this.blobs.collectOrphans(new Set(rows.map((r) => String(r[0]))), graceMs);
+    return this.blobs.collectOrphans(await referencedBlobs(this.db), graceMs);
+  }
+
+  /** A trivial read of the task store and of memory on each of the database's connections (`GET /ready`). */
+  probe(): Promise<void> {
+    return probeRead(this.db);
   }
 
   /**
@@ -323,9 +363,8 @@ export class Root {
     this.#closed = true;
     await this.#searcher.close();
     if (this.server) return this.db.close();
-    // fold the WAL into memory.db on a clean close, so the file alone is the whole memory (a copy
-    // of it is a backup); best effort: another process reading keeps its part of the WAL
-    await this.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => {});
+    // fold the WAL into memory.db on a clean close, so the file alone is the whole memory
+    await foldWal(this.db);
     await this.db.close();
   }
 }
