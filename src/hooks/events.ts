@@ -65,6 +65,11 @@ export type ClaudeEvent = keyof typeof HOOK_EVENTS;
 /** The events, in the table's order. */
 export const CLAUDE_EVENTS = Object.keys(HOOK_EVENTS) as readonly ClaudeEvent[];
 
+/** One event's row, typed as a row (so optional columns read as optional). */
+export function eventRow(event: ClaudeEvent): HookEvent {
+  return HOOK_EVENTS[event];
+}
+
 /** One column of the table, by event. */
 export function eventColumn<K extends keyof HookEvent>(key: K): Readonly<Record<ClaudeEvent, HookEvent[K]>> {
   return Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, (HOOK_EVENTS[e] as HookEvent)[key]])) as Record<ClaudeEvent, HookEvent[K]>;

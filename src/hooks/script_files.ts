@@ -10,9 +10,11 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { type ProtectContext, resolveExisting, textHit } from "./protect.ts";
+import type { ProtectContext } from "./protect.ts";
+import { textHit } from "./protect_text.ts";
+import { resolveExisting } from "./resolve.ts";
 import { shown } from "./shell/words.ts";
-import { treeHit } from "./trees.ts";
+import { treeHit } from "./tree_walk.ts";
 
 /** Script files larger than this are not read; running one is refused. */
 export const MAX_SCRIPT_BYTES = 1024 * 1024;

@@ -9,7 +9,10 @@
  */
 import { isAbsolute, relative } from "node:path";
 import { leaseRefusal } from "./lease_bash.ts";
-import { type Access, globNamesHit, pathHit, type ProtectContext, resolveExisting, textHit } from "./protect.ts";
+import { pathHit, type ProtectContext } from "./protect.ts";
+import type { Access } from "./protect_table.ts";
+import { globNamesHit, textHit } from "./protect_text.ts";
+import { resolveExisting } from "./resolve.ts";
 import { readOnlyRefusal } from "./readonly_bash.ts";
 import { parseShell, ShellParseError } from "./shell/parse.ts";
 import { type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";

@@ -6,7 +6,7 @@
  * and the table cannot say (file or directory, placeholder or not) and the few git files the
  * gate's parser never meets but git reads come from the root's layout (src/root/layout.ts).
  */
-import { PROTECTED, type ProtectedRule } from "../hooks/protect.ts";
+import { PROTECTED, type ProtectedRule } from "../hooks/protect_table.ts";
 import { LAYOUT, type Placeholder } from "../root/layout.ts";
 
 /**

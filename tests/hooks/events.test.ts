@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import * as claude from "../../src/hooks/claude.ts";
 import { DEADLINE_MS } from "../../src/hooks/command.ts";
 import { CLAUDE_EVENTS, HOOK_EVENTS, type HookEvent } from "../../src/hooks/events.ts";
-import { HOOK_TIMEOUTS, withLongrunHooks } from "../../src/hooks/install.ts";
+import { HOOK_TIMEOUTS, withLongrunHooks } from "../../src/hooks/install_settings.ts";
 
 const rows = CLAUDE_EVENTS.map((e) => [e, HOOK_EVENTS[e] as HookEvent] as const);
 

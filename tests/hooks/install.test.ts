@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { onPath, osSandboxFacts, osSandboxMissing, protectedPaths } from "../../src/hooks/install.ts";
+import { protectedPaths } from "../../src/hooks/install_settings.ts";
+import { onPath, osSandboxFacts, osSandboxMissing } from "../../src/hooks/os_sandbox.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
