@@ -27,7 +27,7 @@ import { repositoryTop, treeHit } from "./trees.ts";
 import { type Command, literalOf, type Script } from "./shell/nodes.ts";
 import { Directories } from "./shell/cd.ts";
 import { hasAny, isLiteral, shown, textOf, type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
-import { BUILTINS, FIND_PRIMARIES, type ProgramRule, READ_ONLY_PROGRAMS, type ValueKind } from "./readonly_programs.ts";
+import { BUILTINS, FIND_PRIMARIES, own, type ProgramRule, READ_ONLY_PROGRAMS, type ValueKind } from "./readonly_programs.ts";
 import { gitConfigRefusal, type ProgramEnvironment, programLocationRefusal } from "./readonly_env.ts";
 
 export interface ReadOnlyOptions extends ProgramEnvironment {
@@ -117,7 +117,7 @@ async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: 
   const name = args[0]!;
   if (!isLiteral(name.tokens)) return `the program name ${shown(name.raw)} is a pattern`;
   const program = textOf(name.tokens);
-  let rule = READ_ONLY_PROGRAMS[program];
+  let rule = own(READ_ONLY_PROGRAMS, program);
   let rest = args.slice(1);
   if (!rule) {
     const vouched = o.extra.find((prefix) => {
@@ -134,7 +134,7 @@ async function commandRefusal(c: Command, ctx: ProtectContext, env: WordEnv, o: 
   if (rule.sub) {
     while (rest.length && isLiteral(rest[0]!.tokens) && rule.globalFlags?.includes(textOf(rest[0]!.tokens))) rest = rest.slice(1);
     const subName = rest.length && isLiteral(rest[0]!.tokens) ? textOf(rest[0]!.tokens) : "";
-    const sub = rule.sub[subName];
+    const sub = own(rule.sub, subName);
     if (!sub) return `${program} ${shown(subName || (rest[0]?.raw ?? ""))} is not on the read-only list (allowed: ${Object.keys(rule.sub).join(", ")})`;
     rule = sub;
     rest = rest.slice(1);
@@ -236,12 +236,13 @@ function optionsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext, pat
           recursion(opt, true);
           continue;
         }
-        if (eq >= 0 && rule.longOptional?.[opt] !== undefined) {
-          const why = valueRefusal(rule.longOptional[opt]!, text.slice(eq + 1), ctx, opt);
+        const optional = own(rule.longOptional, opt);
+        if (eq >= 0 && optional !== undefined) {
+          const why = valueRefusal(optional, text.slice(eq + 1), ctx, opt);
           if (why) return why;
           continue;
         }
-        const kind = rule.longValued?.[opt];
+        const kind = own(rule.longValued, opt);
         if (kind === undefined) return `the option ${opt} is not allowed in a read-only turn`;
         if (eq >= 0) {
           if (!literal && kind === "path") return `the value of ${opt} is a glob`;
@@ -263,7 +264,7 @@ function optionsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext, pat
           recursion(ch, false);
           continue;
         }
-        const attached = rule.attached?.[ch];
+        const attached = own(rule.attached, ch);
         if (attached !== undefined) {
           const v = text.slice(k + 1);
           if (v) {
@@ -272,7 +273,7 @@ function optionsRefusal(rule: ProgramRule, args: Arg[], ctx: ProtectContext, pat
           }
           break;
         }
-        const kind = rule.valued?.[ch];
+        const kind = own(rule.valued, ch);
         if (kind === undefined) return `the option -${ch} is not allowed in a read-only turn`;
         const attachedValue = text.slice(k + 1);
         const why = attachedValue ? valueRefusal(kind, attachedValue, ctx, `-${ch}`) : args[i + 1] ? valueRefusal(kind, args[++i]!, ctx, `-${ch}`) : `-${ch} needs a value`;
@@ -325,7 +326,7 @@ function findRefusal(args: Arg[], ctx: ProtectContext): string | null {
     const a = args[i]!;
     if (!isLiteral(a.tokens)) return `${shown(a.raw)} is a glob in find's expression; quote it`;
     const text = textOf(a.tokens);
-    const arity = FIND_PRIMARIES[text];
+    const arity = own(FIND_PRIMARIES, text);
     if (arity === undefined) return `${text} is not allowed in a read-only turn (only tests and -print; no -exec, -delete, -fprint, -fls)`;
     if (arity === 1) {
       const v = args[++i];

@@ -178,7 +178,7 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   },
   find: {
     operands: "paths", note: "tests and -print only; no -exec, -delete, -fprint, -fls",
-    examples: { pass: ["find . -name '*.txt' -type f", "find src -maxdepth 1"], refused: ["find . -delete", "find . -exec sh -c 'id > pwned' \\;", "find . -fprint out.txt"] },
+    examples: { pass: ["find . -name '*.txt' -type f", "find src -maxdepth 1"], refused: ["find . -delete", "find . -exec sh -c 'id > pwned' \\;", "find . -fprint out.txt", "find . -name x constructor", "find . -name x __proto__"] },
   },
   sort: {
     flags: "bdfginMrRsuVhcCz",
@@ -312,9 +312,17 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
         examples: { pass: ["git blame a.txt"], refused: ["git blame .longrun/http.json"] },
       },
     },
-    examples: { pass: ["git status", "git --no-pager log"], refused: ["git commit -m x", "git push", "git -p log", "git -C /tmp status"] },
+    examples: { pass: ["git status", "git --no-pager log"], refused: ["git commit -m x", "git push", "git -p log", "git -C /tmp status", "git valueOf", "git __proto__", "git --no-pager constructor"] },
   },
 };
+
+/**
+ * The row of `table` named `key`, or undefined: the tables are looked up by names the agent
+ * chooses, and a plain index would find Object.prototype's `constructor`, `valueOf`, `__proto__`.
+ */
+export function own<T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
 
 /** `find`'s expression: each allowed primary with the number of arguments it takes. */
 export const FIND_PRIMARIES: Readonly<Record<string, 0 | 1>> = {

@@ -232,6 +232,16 @@ const GTFO_WRITES_OR_RUNS = [
   "! rm x",
   "[[ -f x ]] && rm x",
   "test -f x && rm x",
+  // programs, subcommands and find primaries named after Object.prototype's properties are no rows
+  "valueOf",
+  "constructor a.txt",
+  "toString",
+  "__proto__",
+  "hasOwnProperty x",
+  "git valueOf",
+  "git __proto__",
+  "find . -name x constructor",
+  "find . -name x __proto__",
 ];
 
 /** Secrets a read-only command must not reach: longrun's tokens, memory, process environments. */

@@ -129,6 +129,13 @@ describe("every gate rule carries examples, and they are decided as the rule say
     assert.deepEqual(await wrongExamples(LEASE_ROWS, lease), []);
   });
 
+  test("a program named after a property of Object.prototype finds no read-only row", async () => {
+    for (const name of ["valueOf", "constructor", "toString", "__proto__", "hasOwnProperty", "isPrototypeOf"]) {
+      assert.notEqual(await readOnly(`${name} a.txt`), null, name);
+      assert.notEqual(await readOnly(`git ${name}`), null, `git ${name}`);
+    }
+  });
+
   test("every row has at least one example that must pass and one that must be refused", () => {
     assert.ok(READ_ONLY_ROWS.length > 30 && LEASE_ROWS.length > 30);
     assert.deepEqual(withoutExamples([...READ_ONLY_ROWS, ...LEASE_ROWS]), []);

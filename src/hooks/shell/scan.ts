@@ -80,7 +80,7 @@ export function ansiC(s: string, at: number): { text: string; end: number } {
     }
     const n = s[i + 1] ?? "";
     const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
-    if (n in simple) {
+    if (Object.hasOwn(simple, n)) {
       out += simple[n];
       i += 2;
     } else if (n === "x") {
