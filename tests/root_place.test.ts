@@ -5,32 +5,18 @@
  * Nothing is created where a root is refused.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InvalidRootError, ProtectedRootError, resolveRoot } from "../src/root/root.ts";
 import { protectedPlace, protectedRootRefusal } from "../src/root/place.ts";
-import { removeDir, run, tempDir } from "./support/helpers.ts";
+import { listTree, removeDir, run, tempDir } from "./support/helpers.ts";
 import { BINARY, requireBinary, Server, TARGETS } from "./protocol/server.ts";
 import { type HttpChild, startHttpChild } from "./http/start.ts";
 
 const INVALID_PARAMS = -32602;
-
-/** Every path under `dir` (links not followed), sorted: what a refused call must leave as it was. */
-function tree(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      out.push(r);
-      if (e.isDirectory()) walk(join(d, e.name), r);
-    }
-  };
-  walk(dir, "");
-  return out.sort();
-}
 
 /**
  * A base directory with a laid-out root `a`, a second root `b`, and the places a root may not
@@ -101,7 +87,7 @@ describe("a root inside a protected directory is refused on every route (the bin
       try {
         await srv.result("task.status", {}); // lays out a; its files are then what they are
         await srv.result("task.status", { root: paths.b });
-        const before = tree(base);
+        const before = listTree(base);
         for (const root of paths.refused) {
           for (const [method, params] of [["task.status", {}], ["task.start", { description: "nest" }], ["memory.search", { query: "x" }]] as const) {
             const e = await srv.error(method, { ...params, root });
@@ -109,7 +95,7 @@ describe("a root inside a protected directory is refused on every route (the bin
             assert.equal(e.data.field, "root");
           }
         }
-        assert.deepEqual(tree(base), before, "nothing created or removed");
+        assert.deepEqual(listTree(base), before, "nothing created or removed");
       } finally {
         await srv.close();
       }
@@ -132,7 +118,7 @@ describe("a root inside a protected directory is refused on every route (the bin
       await client.connect(new StreamableHTTPClientTransport(new URL(`${h.info.url}/mcp`), { requestInit: { headers: auth } }));
       try {
         await client.callTool({ name: "task_status", arguments: { root: paths.a } });
-        const before = tree(base);
+        const before = listTree(base);
         for (const root of paths.refused) {
           const e = (await rpc({ root })).error;
           assert.equal(e?.code, INVALID_PARAMS, root);
@@ -142,7 +128,7 @@ describe("a root inside a protected directory is refused on every route (the bin
           await v1.body?.cancel();
           await assert.rejects(client.callTool({ name: "task_status", arguments: { root } }), (e: { code?: number; data?: { field?: string } }) => e.code === INVALID_PARAMS && e.data?.field === "root", `mcp ${root}`);
         }
-        assert.deepEqual(tree(base), before, "nothing created or removed");
+        assert.deepEqual(listTree(base), before, "nothing created or removed");
       } finally {
         await client.close();
       }
@@ -157,7 +143,7 @@ describe("a root inside a protected directory is refused on every route (the bin
   test("each command's --root, hooks' --root and http --allow-root: one line, exit 2, nothing created", async () => {
     requireBinary();
     await run([BINARY, "status", "--root", paths.a]);
-    const before = tree(base);
+    const before = listTree(base);
     const lr = join(paths.a, ".longrun");
     const claude = join(paths.a, ".claude");
     const cases: [string[], string][] = [
@@ -184,6 +170,6 @@ describe("a root inside a protected directory is refused on every route (the bin
       assert.equal(r.code, 0, "these never block");
       assert.match(r.stdout, /Invalid root/, event);
     }
-    assert.deepEqual(tree(base), before, "nothing created or removed");
+    assert.deepEqual(listTree(base), before, "nothing created or removed");
   });
 });

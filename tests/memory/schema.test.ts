@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { Database } from "../../src/db/database.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../../src/db/schema.ts";
 import { Root } from "../../src/root/root.ts";
-import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../support/helpers.ts";
+import { holdWriteLock, REPO, removeDir, run, scriptArgv, tempDir } from "../support/helpers.ts";
 
 describe("memory.db schema and settings", () => {
   let dir = "";
@@ -32,15 +31,12 @@ describe("memory.db schema and settings", () => {
   });
 
   test("a write waits for another process's lock instead of failing busy", async () => {
-    const argv = scriptArgv(join(REPO, "tests", "fixtures", "hold_write_lock.ts"), [join(dir, "memory.db")]);
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    await until(() => out.includes("held"), "the lock to be held");
+    const release = await holdWriteLock(join(dir, "memory.db"));
     const started = Date.now();
     const save = root.memory.save({ type: "note", title: "waits", content: "for the lock", keywords: [] });
-    setTimeout(() => child.kill("SIGKILL"), 300);
+    const released = new Promise((r) => setTimeout(r, 300)).then(release); // the holder goes after 300 ms
     const saved = await save;
+    await released;
     assert.ok(saved.created);
     assert.ok(Date.now() - started >= 250, "it waited for the holder to go");
   });

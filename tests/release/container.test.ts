@@ -17,9 +17,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { REPO, run, tempDir, until } from "../support/helpers.ts";
+import { listTree, REPO, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY } from "../protocol/server.ts";
-import { CAN_MOUNT, listTree, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE, which } from "./helpers.ts";
+import { CAN_MOUNT, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE, which } from "./helpers.ts";
 
 const NOBODY = 65534;
 const CHROOT = which("chroot");

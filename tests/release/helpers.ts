@@ -41,21 +41,6 @@ export function unmountAll(dir: string): void {
   removeDir(dir);
 }
 
-/** Every file and directory under `dir`, relative (empty when there is nothing). */
-export function listTree(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      out.push(r);
-      if (e.isDirectory()) walk(join(d, e.name), r);
-    }
-  };
-  walk(dir, "");
-  return out.sort();
-}
-
 /**
  * The stdio round trip a release must pass: task.start, memory.save, memory.search finds what
  * was saved (the search runs in the memory Worker, so libSQL is loaded on two threads). Returns

@@ -14,8 +14,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
-import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
-import { listTree, RELEASE_DIR, VERSION_LINE, which } from "./helpers.ts";
+import { listTree, REPO, removeDir, run, tempDir } from "../support/helpers.ts";
+import { RELEASE_DIR, VERSION_LINE, which } from "./helpers.ts";
 
 const INSTALL = join(REPO, "install.sh");
 const SH = which("dash") ?? "/bin/sh";

@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { run, tempDir } from "../support/helpers.ts";
+import { listTree, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
-import { bindReadOnly, CAN_MOUNT, cleanEnv, listTree, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE } from "./helpers.ts";
+import { bindReadOnly, CAN_MOUNT, cleanEnv, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE } from "./helpers.ts";
 import { VERSION } from "../../src/version.ts";
 
 const mountSkip = CAN_MOUNT ? false : "needs root and mount (read-only and noexec tmpfs mounts); CI runs as root";

@@ -1,6 +1,6 @@
 /** Shared test helpers: temp roots, child processes of the same runtime, polling with a deadline. */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,21 @@ export const isDeno = typeof (globalThis as Record<string, unknown>).Deno !== "u
 
 export function tempDir(prefix = "longrun-test-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** Every file and directory under `dir`, relative sorted, links not followed (empty when there is nothing): what a refused call must leave as it was. */
+export function listTree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      out.push(r);
+      if (e.isDirectory()) walk(join(d, e.name), r);
+    }
+  };
+  walk(dir, "");
+  return out.sort();
 }
 
 /** What else goes when a test directory is removed (a test root's own libSQL server, tests/support/sqld.ts). */
