@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from "n
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { canMount, removeDir, tempDir } from "../support/helpers.ts";
-import { decision, hook } from "../hooks/hook_run.ts";
+import { decision, hook } from "../support/hook_run.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 const MOUNT = canMount();

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { decision, hook } from "../hooks/hook_run.ts";
+import { decision, hook } from "../support/hook_run.ts";
 import { Server, TARGETS } from "../protocol/server.ts";
 
 async function readOnlyTurn(root: string): Promise<void> {

@@ -13,7 +13,7 @@ import { readTask, writeTask } from "../support/state.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 
 import { sandboxedCommand } from "../../src/hooks/wrap.ts";
-import { decision, hook, passed, rewritten } from "./hook_run.ts";
+import { decision, hook, passed, rewritten } from "../support/hook_run.ts";
 const reason = (o: { out: any; stderr: string }) => String(o.out?.hookSpecificOutput?.permissionDecisionReason ?? o.stderr);
 const write = (root: string, file: string) => ({ tool_name: "Write", tool_input: { file_path: join(root, file), content: "x" }, tool_use_id: "t1" });
 const state = (root: string) => readTask(root);

@@ -13,7 +13,7 @@ import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
 import { READ_ONLY_PASSES } from "./corpus.ts";
 import { sandboxedCommand } from "../../src/hooks/wrap.ts";
-import { passed, rewritten } from "./hook_run.ts";
+import { passed, rewritten } from "../support/hook_run.ts";
 
 /** Every entry under `dir` with its kind, mode, size and content hash (git's index aside: see below). */
 function snapshot(dir: string, base = dir, out = new Map<string, string>()): Map<string, string> {

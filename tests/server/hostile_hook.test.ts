@@ -2,7 +2,7 @@
  * The Claude Code PreToolUse hook on a root on a libSQL server, attacked by an agent with a shell:
  * it cannot change the hook's argv or environment (Claude Code runs the hook with the host's), but
  * it can write files and run commands the hook lets through, and it can start programs that listen
- * on ports. Each test runs the real binary as Claude Code does (tests/hooks/hook_run.ts) against a
+ * on ports. Each test runs the real binary as Claude Code does (tests/support/hook_run.ts) against a
  * real sqld (tests/support/sqld.ts) and asserts the denial, and that the lease on the server did not change.
  *
  * tests/server/store.test.ts has the basics (lease read on the server, unreachable server denies,
@@ -16,7 +16,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { run } from "../support/helpers.ts";
-import { decision, hook } from "../hooks/hook_run.ts";
+import { decision, hook } from "../support/hook_run.ts";
 import { BINARY, Server } from "../protocol/server.ts";
 import { freePort, type Sqld, sqldMissing, startSqld, useSqld } from "../support/sqld.ts";
 

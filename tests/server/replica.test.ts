@@ -8,7 +8,7 @@ import { createClient } from "@libsql/client/web";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { decision, hook } from "../hooks/hook_run.ts";
+import { decision, hook } from "../support/hook_run.ts";
 import { BINARY, requireBinary, Server } from "../protocol/server.ts";
 import { type Sqld, sqldMissing, startSqld } from "../support/sqld.ts";
 
