@@ -2,16 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { TransitionError } from "../../src/core/errors.ts";
 import { assertTransition, isTerminal, TASK_STATUSES, type TaskStatus } from "../../src/core/status.ts";
+import { LEGAL_TRANSITIONS } from "../support/statuses.ts";
 
-const LEGAL: Record<TaskStatus, TaskStatus[]> = {
-  pending: ["in_progress"],
-  in_progress: ["paused", "blocked", "waiting_verification", "completed", "failed"],
-  paused: ["in_progress", "failed"],
-  blocked: ["in_progress", "failed"],
-  waiting_verification: ["in_progress", "completed", "failed"],
-  completed: [],
-  failed: [],
-};
+const LEGAL: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = LEGAL_TRANSITIONS;
 
 describe("task status transitions", () => {
   test("there are exactly seven statuses", () => {
