@@ -16,7 +16,7 @@
  *   keeps read-only anyway;
  * - `inode`: its inode is protected against hard links (src/hooks/protect.ts `protectedInodes`);
  * - `known`: a tree walk (src/hooks/trees.ts) checks it at the root without walking there;
- *   `tracked`: the git pathspec (under `**\/`) that finds it tracked by a repository.
+ *   `tracked`: the git pathspec, matched at any depth, that finds it tracked by a repository.
  *
  * Every row carries an example: a path relative to the root that the row covers (`match`), and a
  * near miss that none of its columns cover (`notMatch`); tests/hooks/layout_table.test.ts runs
