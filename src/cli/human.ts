@@ -10,6 +10,7 @@ import { LongrunError } from "../core/errors.ts";
 import type { TaskState } from "../core/task.ts";
 import { existsSync } from "node:fs";
 import { InvalidRootError, Root, resolveRoot, rootPaths } from "../root/root.ts";
+import { rootStore } from "../root/steps.ts";
 import type { ServerStore } from "../store/server_config.ts";
 import { forgetIdentity } from "../store/root_identity.ts";
 
@@ -81,11 +82,9 @@ async function runInRoot(
 ): Promise<number> {
   let root: Root;
   try {
-    root = o.server
-      ? await Root.openServer(o.server)
-      : command === "recover" && o.acceptMemory
+    root = !o.server && command === "recover" && o.acceptMemory
       ? await acceptMemory(dir)
-      : await Root.open(dir, { searchInWorker: false });
+      : await Root.openAt(rootStore(dir, o.server ?? null), { searchInWorker: false });
   } catch (e) {
     if (e instanceof LongrunError) {
       process.stderr.write(`longrun: ${e.kind}: ${e.message.split("\n")[0]}\n`);
