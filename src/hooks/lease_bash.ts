@@ -9,6 +9,8 @@
  * - inline code for an interpreter (`python -c`, `node -e`, `perl -e`, code piped into one), and
  *   `xargs`, which build commands from data the gate does not see; `sh -c '…'` and `eval '…'`
  *   with literal text are parsed and checked like the rest;
+ * - a command a pager, an editor or man is told to run at start (`less '+!…'`, `vim a +cmd`,
+ *   `man -P`), or set in a variable a program runs (PAGER, LESSOPEN, GIT_CONFIG_*, BASH_ENV, …);
  * - `find` with an action (-delete, -exec, …) unless its name tests exclude every protected name;
  * - a whole-tree operation (rm -r, chmod -R, cp -r, tar -c, git clean, …: TREE_OPERATIONS in
  *   trees.ts) over a tree that holds protected paths, and `git add` of what git's own dry run
@@ -33,7 +35,7 @@ import { hasAny, isLiteral, shown, textOf, type Tok, tokensMatch, type WordEnv, 
 import { makefileRefusal, packageScriptRefusal, scriptFileRefusal, type ScriptView } from "./script_files.ts";
 import { gitAddRefusal, gitTrackedRefusal, TREE_OPERATIONS, treeOperationRefusal } from "./trees.ts";
 import { fileListRefusal, findRefusal, findTreeRefusal, gitConfigOverride, gitConfigWrite, sedRefusal } from "./lease_programs.ts";
-import { CODE_RUNNERS, COMMAND_BUILDERS, COMMAND_OPTIONS, inlineCode, INTERPRETERS, SCHEDULERS, SHELL_STRING_FLAGS, SHELLS, WRAPPERS } from "./lease_options.ts";
+import { CODE_RUNNERS, COMMAND_BUILDERS, commandOption, commandVariableRefusal, inlineCode, INTERPRETERS, SCHEDULERS, SHELL_STRING_FLAGS, SHELLS, WRAPPERS } from "./lease_options.ts";
 
 export interface LeaseBashContext {
   protect: ProtectContext;
@@ -79,6 +81,8 @@ function scriptRefusal(script: Script, outer: Checking, depth: number): string |
   if (!c.lenient && commands.some((cmd) => [...cmd.assigns, ...cmd.words].some((w) => /^IFS\+?=/.test(w.raw) || (literalOf(w) ?? "").startsWith("IFS=")))) {
     return "it sets IFS, which changes how every later word splits, so longrun cannot tell what the words become";
   }
+  const variable = c.lenient ? null : commandVariableRefusal(commands);
+  if (variable) return variable;
   const dotglob = commands.some((cmd) => {
     const p = cmd.words[0] ? literalOf(cmd.words[0]) : null;
     return p === "shopt" || p === "set" || cmd.assigns.some((a) => /^GLOBIGNORE/.test(a.raw));
@@ -192,7 +196,7 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
     if (i === 0 && !w.literal && matchesExeName(w.tokens, c.protect, dotglob)) return `the glob ${shown(w.raw)} could name longrun's executable`;
     if (strict && COMMAND_BUILDERS.names.has(name)) return `${name} builds commands from input longrun cannot see; list the files, or use find -exec with explicit name tests`;
     const interp = INTERPRETERS.find((x) => x.name.test(name));
-    if (strict && interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none")) {
+    if (strict && interp && w.literal && inlineCode(interp.inline, texts.slice(i + 1), i === 0 ? cmd.stdin : "none", interp.anywhere)) {
       return `${name} runs code given inline, which longrun cannot check; write the code to a file in the project and run that file`;
     }
     if (name === "git") {
@@ -203,11 +207,8 @@ function commandRefusal(cmd: Command, at: number, c: Checking, dotglob: boolean,
       const why = sedRefusal(texts.slice(i + 1));
       if (why) return why;
     }
-    const commandOptions = w.literal && strict && Object.hasOwn(COMMAND_OPTIONS, name) ? COMMAND_OPTIONS[name]!.options : undefined;
-    if (commandOptions) {
-      const bad = texts.slice(i + 1).find((t) => commandOptions.some((o) => t === o || t.startsWith(o + "=") || (o.length === 2 && t.startsWith(o) && !t.startsWith("--")) || (name === "ssh" && /proxycommand|localcommand|permitlocalcommand/i.test(t))));
-      if (bad) return `${name} ${bad} hands ${name} a command to run, which longrun cannot check`;
-    }
+    const bad = w.literal && strict ? commandOption(name, texts.slice(i + 1)) : undefined;
+    if (bad !== undefined) return `${name} ${shown(bad)} hands ${name} a command to run, which longrun cannot check`;
     if (w.literal && name === "ssh") {
       const why = sshRefusal(texts.slice(i + 1), c, depth);
       if (why) return why;

@@ -7,12 +7,15 @@
  * lease), run in process by tests/hooks/rule_examples.test.ts. Pure.
  */
 import type { RuleExamples } from "./rule_examples.ts";
-import type { Command } from "./shell/nodes.ts";
+import { type Command, literalOf } from "./shell/nodes.ts";
+import { shown } from "./shell/words.ts";
 
 /** An interpreter, by name pattern, with the options that hand it code inline (`*`: any code argument). */
 export interface Interpreter {
   name: RegExp;
   inline: readonly string[];
+  /** The inline options count after a file operand too (`vim a.txt -c ':!id'`), as an editor reads them. */
+  anywhere?: boolean;
   examples: RuleExamples;
 }
 
@@ -35,7 +38,22 @@ export const INTERPRETERS: readonly Interpreter[] = [
   { name: /^(Rscript|R)$/, inline: ["-e"], examples: { pass: ["Rscript x.R"], refused: ["Rscript -e 'system(\"id\")'"] } },
   { name: /^julia$/, inline: ["-e", "-E"], examples: { pass: ["julia x.jl"], refused: ["julia -e 'run(`id`)'"] } },
   { name: /^(awk|gawk|mawk|nawk|busybox)$/, inline: ["*"], examples: { pass: ["awk -f prog.awk a.txt"], refused: ["awk 'BEGIN {system(\"id\")}'", "gawk 'BEGIN { print | \"sh\" }'"] } },
-  { name: /^(vi|vim|nvim|ex|emacs)$/, inline: ["-c", "+", "--cmd", "--eval"], examples: { pass: ["vim a.txt"], refused: ["vim -c ':!id'", "vi -c ':!id' a.txt", "emacs --eval '(shell-command \"id\")'"] } },
+  {
+    // +CMD, -c and --cmd run an Ex command (`:!sh`) at start, -S and -u source a script, -s types one in, nvim -l runs Lua
+    name: /^(vi|vim|nvim|ex|view|vimdiff|rvim|rview|gvim|gview|evim|vimx)$/,
+    inline: ["-c", "+", "--cmd", "-S", "-s", "-u", "-U", "-l"],
+    anywhere: true,
+    examples: {
+      pass: ["vim a.txt", "vim -R a.txt", "view a.txt"],
+      refused: ["vim -c ':!id'", "vi -c ':!id' a.txt", "vim a.txt -c ':!id'", "vim a.txt '+!rm -rf .long*'", "view '+!id' a.txt", "nvim --cmd '!id' a.txt", "vim -S evil.vim a.txt", "vim -Nu evil.vim a.txt"],
+    },
+  },
+  {
+    name: /^(emacs|emacsclient)$/,
+    inline: ["--eval", "-eval", "-e", "--load", "-load", "-l", "--funcall", "-funcall", "-f", "--script", "-script", "-x"],
+    anywhere: true,
+    examples: { pass: ["emacs a.txt"], refused: ["emacs --eval '(shell-command \"id\")'", "emacs a.txt -l evil.el", "emacs -batch -load evil.el", "emacsclient -e '(shell-command \"id\")'"] },
+  },
 ];
 
 /** A group of programs one rule treats alike, by name pattern or by name. */
@@ -66,19 +84,132 @@ export const SCHEDULERS: ProgramSet = {
   examples: { pass: ["echo at now"], refused: ["crontab evil.cron", "echo ls | at now", "systemd-run ls"] },
 };
 
-/** Options that hand a program a shell command to run (`tar --to-command=sh`, `rsync -e`), by program. */
-export const COMMAND_OPTIONS: Readonly<Record<string, { options: readonly string[]; examples: RuleExamples }>> = {
+/**
+ * Options that hand a program a shell command to run (`tar --to-command=sh`, `rsync -e`), by
+ * program. An option matches alone, as `--name=value`, attached (`-Psh`), in a cluster when
+ * `clusters` says the program reads them so (`-aPsh`), and as an abbreviation of a long option
+ * (`--to-com=sh`, as getopt_long and git read them); `prefixes` match every word that starts so
+ * (less's `+CMD` runs a less command at start, and `+!CMD` a shell command).
+ */
+export const COMMAND_OPTIONS: Readonly<Record<string, { options: readonly string[]; prefixes?: readonly string[]; clusters?: boolean; examples: RuleExamples }>> = {
   tar: {
     options: ["--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command"],
-    examples: { pass: ["tar -czf /tmp/longrun-src.tgz src"], refused: ["tar xf a.tar --to-command=sh", "tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec=sh", "tar -I zstd -cf /tmp/x.tar src"] },
+    clusters: true,
+    examples: { pass: ["tar -czf /tmp/longrun-src.tgz src"], refused: ["tar xf a.tar --to-command=sh", "tar -cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec=sh", "tar -I zstd -cf /tmp/x.tar src", "tar xf a.tar --to-com=sh", "tar -cIzstd -f /tmp/x.tar src"] },
   },
-  rsync: { options: ["-e", "--rsh", "--rsync-path"], examples: { pass: ["rsync -a src/ /tmp/longrun-copy-of-src"], refused: ["rsync -e 'sh -c id' a b:", "rsync --rsync-path=sh a b:"] } },
+  rsync: { options: ["-e", "--rsh", "--rsync-path"], clusters: true, examples: { pass: ["rsync -a src/ /tmp/longrun-copy-of-src"], refused: ["rsync -e 'sh -c id' a b:", "rsync --rsync-path=sh a b:", "rsync -ave 'sh -c id' a b:"] } },
   zip: { options: ["-TT", "--unzip-command"], examples: { pass: ["zip -r /tmp/longrun-src.zip src"], refused: ["zip -T -TT 'sh -c id' /tmp/x.zip a.txt"] } },
-  git: { options: ["--upload-pack", "--receive-pack", "--exec"], examples: { pass: ["git fetch origin"], refused: ["git fetch --upload-pack='sh -c id' origin"] } },
-  less: { options: ["+"], examples: { pass: ["less a.txt"], refused: ["less + a.txt"] } },
-  man: { options: ["-P", "--pager", "-H", "--html"], examples: { pass: ["man ls"], refused: ["man -P sh ls", "man --pager=sh ls"] } },
+  git: { options: ["--upload-pack", "--receive-pack", "--exec", "--exec-path"], examples: { pass: ["git fetch origin"], refused: ["git fetch --upload-pack='sh -c id' origin", "git fetch --upload-p='sh -c id' origin", "git --exec-path=./bin log"] } },
+  less: {
+    // -k/--lesskey-*: a lesskey file or text can set LESSOPEN and bind commands; -+ resets an option
+    options: ["-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"],
+    prefixes: ["+", "-+"],
+    clusters: true,
+    examples: { pass: ["less a.txt", "less -R a.txt", "less -p hello a.txt"], refused: ["less + a.txt", "less '+!rm -rf .long*' a.txt", "less '++!id' a.txt", "less a.txt +!id", "less -+S a.txt", "less -k keys.bin a.txt", "less -Sk keys.bin a.txt", "less --lesskey-src=keys.txt a.txt", "less --lesskey-s=keys.txt a.txt"] },
+  },
+  more: { options: [], prefixes: ["+"], examples: { pass: ["more a.txt"], refused: ["more '+!rm -rf .long*' a.txt", "more +/x a.txt"] } },
+  man: {
+    // -C: man-db's configuration file names the programs man runs (DEFINE pager …)
+    options: ["-P", "--pager", "-H", "--html", "-C", "--config-file"],
+    clusters: true,
+    examples: { pass: ["man ls", "man -a ls"], refused: ["man -P sh ls", "man --pager=sh ls", "man -aPsh ls", "man --pag=sh ls", "man -C evil.conf ls"] },
+  },
   ssh: { options: ["-o", "ProxyCommand", "LocalCommand"], examples: { pass: ["ssh -p 22 localhost"], refused: ["ssh -o ProxyCommand='sh -c id' x"] } },
 };
+
+/** The first of `after` that hands `program` a command to run (COMMAND_OPTIONS), or undefined. */
+export function commandOption(program: string, after: readonly string[]): string | undefined {
+  if (!Object.hasOwn(COMMAND_OPTIONS, program)) return undefined;
+  const rule = COMMAND_OPTIONS[program]!;
+  const letters = rule.options.filter((o) => o.length === 2 && o[0] === "-").map((o) => o[1]!);
+  const longs = rule.options.filter((o) => o.startsWith("--"));
+  return after.find((t) => {
+    if (rule.prefixes?.some((p) => t.startsWith(p))) return true;
+    if (rule.options.some((o) => t === o || t.startsWith(o + "="))) return true;
+    if (program === "ssh" && /proxycommand|localcommand|permitlocalcommand/i.test(t)) return true;
+    if (t.startsWith("--")) {
+      const name = t.split("=")[0]!;
+      return name.length >= 5 && longs.some((o) => o.startsWith(name));
+    }
+    if (!/^-./.test(t)) return false;
+    return rule.clusters ? letters.some((l) => t.slice(1).includes(l)) : letters.some((l) => t.startsWith(`-${l}`));
+  });
+}
+
+/**
+ * Environment variables whose value a program runs as a command, or reads the commands or options
+ * it runs at start from (`GIT_PAGER='sh x.sh' git log`, `LESS='+!sh' less f`, `LESSOPEN='|sh %s'`),
+ * each with the values that run nothing. Under a lease a script may not set them otherwise: as an
+ * assignment (in front of a command, alone, after export, declare or env), by name (`read PAGER`,
+ * `printf -v PAGER`, `declare -n x=PAGER`) or as a loop's variable.
+ */
+export interface CommandVariable {
+  names: RegExp;
+  safe: (value: string) => boolean;
+  what: string;
+  examples: RuleExamples;
+}
+
+export const COMMAND_VARIABLES: readonly CommandVariable[] = [
+  {
+    names: /^(PAGER|GIT_PAGER|MANPAGER)$/,
+    safe: (v) => ["", "cat", "less", "more"].includes(v.trim()),
+    what: "the pager a program runs",
+    examples: { pass: ["GIT_PAGER=cat git log", "PAGER= git log", "export GIT_PAGER=cat; git log"], refused: ["GIT_PAGER='sh -c id' git log", "export PAGER='sh x.sh'; git log", "env MANPAGER='sh x.sh' man ls", "read GIT_PAGER < a.txt; git log", "for PAGER in 'sh x.sh'; do git log; done"] },
+  },
+  {
+    names: /^(LESS|MORE)$/,
+    safe: (v) => commandOption("less", v.split(/\s+/).filter((t) => t !== "")) === undefined,
+    what: "less's options, whose +CMD and -k run commands at start",
+    examples: { pass: ["LESS=-FRX less a.txt"], refused: ["LESS='+!rm -rf .long*' less a.txt", "LESS='-R -kkeys.bin' less a.txt", "MORE='+!id' more a.txt", "declare -n opts=LESS; opts='+!id'; less a.txt"] },
+  },
+  {
+    names: /^(LESSOPEN|LESSCLOSE|LESSKEY|LESSKEYIN|LESSKEY_SRC|LESSKEY_CONTENT|LESSKEY_SYSTEM|LESSKEYIN_SYSTEM|LESSKEY_SRC_SYSTEM|LESSGLOBALTAGS|LESSEDIT|MANOPT)$/,
+    safe: (v) => v === "",
+    what: "a command less or man runs (an input preprocessor, a lesskey file, man's options)",
+    examples: { pass: ["LESSOPEN= less a.txt"], refused: ["LESSOPEN='|sh x.sh %s' less a.txt", "LESSKEY=keys.bin less a.txt", "MANOPT='-P sh' man ls"] },
+  },
+  {
+    names: /^(EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR)$/,
+    safe: (v) => ["", "true", ":", "cat"].includes(v.trim()),
+    what: "the editor a program runs",
+    examples: { pass: ["GIT_EDITOR=true git rebase --continue"], refused: ["GIT_EDITOR='sh x.sh' git commit", "EDITOR='sh x.sh' crontab -e"] },
+  },
+  {
+    names: /^(GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_PARAMETERS|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXTERNAL_DIFF|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|SSH_ASKPASS|GIT_PROXY_COMMAND|GIT_EXEC_PATH)$/,
+    safe: (v) => v === "" || v === "/dev/null",
+    what: "git configuration or a program git runs (as git -c core.pager=… would)",
+    examples: { pass: ["GIT_CONFIG_GLOBAL=/dev/null git status"], refused: ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='sh x.sh' git log", "GIT_SSH_COMMAND='sh x.sh' git fetch", "GIT_CONFIG_PARAMETERS=\"'core.pager'='sh x.sh'\" git log"] },
+  },
+  {
+    names: /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT)$/,
+    safe: (v) => v === "",
+    what: "code a shell or every program loads at start",
+    examples: { pass: ["BASH_ENV= bash fine.sh"], refused: ["BASH_ENV=evil.sh bash fine.sh", "LD_PRELOAD=./x.so ls"] },
+  },
+];
+
+/** Commands that set the variables they name (`read NAME`, `export NAME`, `printf -v NAME`). */
+const SETTERS = new Set(["read", "export", "declare", "typeset", "local", "readonly", "printf", "mapfile", "readarray", "getopts"]);
+
+/** Why a script sets one of COMMAND_VARIABLES to a value that may run something, or null. */
+export function commandVariableRefusal(commands: readonly Command[]): string | null {
+  const rowOf = (name: string) => COMMAND_VARIABLES.find((r) => r.names.test(name));
+  for (const cmd of commands) {
+    const program = cmd.words[0] ? literalOf(cmd.words[0]) : null;
+    const setter = program !== null && SETTERS.has(program);
+    for (const [k, w] of [...cmd.assigns, ...cmd.words].entries()) {
+      const text = literalOf(w);
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?)=([^]*)$/.exec(text ?? w.raw);
+      const set = m && rowOf(m[1]!);
+      if (m && set && (text === null || m[2] || (m[3] && m[4]) || !set.safe(m[4]!))) return `it sets ${m[1]} to ${shown(m[4]!)}, which is ${set.what}; longrun cannot check what that runs`;
+      const named = setter || ((cmd.keywords.includes("for") || cmd.keywords.includes("select")) && k === cmd.assigns.length) ? (text ?? "").replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "") : "";
+      const row = named !== "" && rowOf(named);
+      if (row) return `it sets ${named} to a value longrun cannot see (${shown(w.raw)}), and ${named} is ${row.what}`;
+    }
+  }
+  return null;
+}
 
 /** Programs that build and run commands from input the gate never sees. */
 export const COMMAND_BUILDERS: ProgramSet = {
@@ -100,7 +231,7 @@ export const SHELL_STRING_FLAGS: Readonly<Record<string, { flags: readonly strin
  * Whether an interpreter gets its code inline: an inline option among its own options (before
  * the script or module operand), or code on stdin with no script operand at all.
  */
-export function inlineCode(inline: readonly string[], after: readonly string[], stdin: Command["stdin"]): boolean {
+export function inlineCode(inline: readonly string[], after: readonly string[], stdin: Command["stdin"], anywhere = false): boolean {
   if (inline.includes("*")) return !after.some((t, k) => t === "-f" || (t.startsWith("-f") && t.length > 2) || (after[k - 1] === "-f"));
   let operand = false;
   for (let k = 0; k < after.length; k++) {
@@ -108,7 +239,8 @@ export function inlineCode(inline: readonly string[], after: readonly string[], 
     if (inline.includes(t) || (inline.includes("+") && t.startsWith("+"))) return true;
     if (inline.some((f) => f.startsWith("--") && t.startsWith(f + "="))) return true;
     if (!t.startsWith("-") || t === "-") {
-      operand = t !== "-";
+      operand ||= t !== "-";
+      if (anywhere) continue;
       break;
     }
     if (t === "-m" || (t.startsWith("-m") && t.length > 2)) {
@@ -145,6 +277,7 @@ export function leaseOptionRules(): { name: string; examples: RuleExamples }[] {
     { name: "code modules", examples: CODE_MODULES.examples },
     { name: "schedulers", examples: SCHEDULERS.examples },
     ...Object.entries(COMMAND_OPTIONS).map(([program, r]) => ({ name: `command options of ${program}`, examples: r.examples })),
+    ...COMMAND_VARIABLES.map((r) => ({ name: `command variables ${r.names.source}`, examples: r.examples })),
     { name: "command builders", examples: COMMAND_BUILDERS.examples },
     ...Object.entries(SHELL_STRING_FLAGS).map(([program, r]) => ({ name: `shell-string flags of ${program}`, examples: r.examples })),
     { name: "wrappers", examples: WRAPPERS.examples },
