@@ -6,23 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { parseMachineLine } from "../../src/core/checkpoint.ts";
 import { LIMITS } from "../../src/core/limits.ts";
-import { REPO, run, scriptArgv } from "../support/helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
 import { loseTask } from "../support/state.ts";
 import { FailingMemory } from "./doubles.ts";
 import { contractWith, countCheckpoints, type Fixture, openFixture } from "./setup.ts";
-
-const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
-
-async function cli(dir: string, op: string, params: unknown = {}) {
-  const r = await run(scriptArgv(CLI, [dir, op, JSON.stringify(params)]));
-  const line = r.stdout.trim().split("\n").filter(Boolean).at(-1);
-  return { ...r, out: line ? JSON.parse(line) : null };
-}
 
 const DATA = { step: 7, done: ["a.py", "b.py"], cursor: { page: 2, token: "接口 <!-- --> &" } };
 
@@ -124,13 +114,6 @@ describe("checkpoint data: the host's own state, saved with the checkpoint", () 
     assert.equal(second.replayed, null);
     assert.deepEqual(second.data, { step: 2 });
     assert.equal(await countCheckpoints(fx.root), 2);
-  });
-
-  test("a new process resumes with the data a killed one saved", async () => {
-    await cli(fx.dir, "start", { description: "loop" });
-    await cli(fx.dir, "checkpoint", { summary: "s", next_step: "n", kind: "progress", data: { step: 5 } });
-    const r = await cli(fx.dir, "resume");
-    assert.deepEqual(r.out.result.data, { step: 5 });
   });
 });
 

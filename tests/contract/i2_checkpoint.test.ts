@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { CheckpointWriteError } from "../../src/core/errors.ts";
 import { FailingMemory, FailingPendingWrites, RecordingMemory } from "./doubles.ts";

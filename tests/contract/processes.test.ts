@@ -1,6 +1,9 @@
-/** I2 across crashes: the checkpoint fixture (tests/fixtures/contract_cli.ts) in real child processes, killed with SIGKILL at crash points. */
+/**
+ * The contract in real child processes (tests/fixtures/contract_cli.ts on this runtime): I2 across
+ * SIGKILL at crash points, and checkpoint data read back by a new process.
+ */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { REPO, run, scriptArgv } from "../support/helpers.ts";
@@ -70,5 +73,18 @@ describe("I2 across crashes (real child processes killed with SIGKILL)", () => {
     const gate = await cli(fx.dir, "require", { action: "write after resume" });
     assert.equal(gate.out.error.kind, "write_gate_violation");
     assert.equal(gate.out.error.data.reason, "read_only");
+  });
+});
+
+describe("checkpoint data: the host's own state, saved with the checkpoint", () => {
+  let fx: Fixture;
+  beforeEach(async () => (fx = await openFixture()));
+  afterEach(() => fx.close());
+
+  test("a new process resumes with the data a killed one saved", async () => {
+    await cli(fx.dir, "start", { description: "loop" });
+    await cli(fx.dir, "checkpoint", { summary: "s", next_step: "n", kind: "progress", data: { step: 5 } });
+    const r = await cli(fx.dir, "resume");
+    assert.deepEqual(r.out.result.data, { step: 5 });
   });
 });
