@@ -51,10 +51,10 @@ export const OUT_OF_PROCESS: LaneRule[] = [
   },
   {
     name: "compiled binary",
-    pattern: /dist\/longrun|["']dist["'],\s*["']longrun/,
+    pattern: /["'`](?:\.\/)?dist\/longrun|["']dist["'],\s*["']longrun/,
     why: "drives dist/longrun",
-    match: [`const BIN = "dist/longrun";`, `join(REPO, "dist", "longrun")`],
-    not_match: [`join(REPO, "dist", "mutation")`],
+    match: [`const BIN = "dist/longrun";`, `run(["./dist/longrun", "demo"])`, `join(REPO, "dist", "longrun")`],
+    not_match: [`join(REPO, "dist", "mutation")`, "const exe = `${ROOT}/dist/longrun`; // a path in a sandbox plan"],
   },
   {
     name: "Claude Code CLI",
