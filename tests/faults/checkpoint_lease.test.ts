@@ -3,29 +3,18 @@
  * one, and the end holds through a later replay: through the compiled binary over stdio.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, test } from "node:test";
-import { holdWriteLock, REPO, removeDir, scriptArgv, tempDir, until } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { describe, test } from "node:test";
+import { holdWriteLock, tempDir } from "../support/helpers.ts";
+import type { Server } from "../protocol/server.ts";
+import { serveEachTest } from "../support/each_root.ts";
 
 const holdLock = holdWriteLock;
 
 describe("a failed checkpoint ends the lease", () => {
-  let dir = "";
-  const servers: Server[] = [];
-  beforeEach(() => (dir = tempDir()));
-  afterEach(async () => {
-    for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) await s.close();
-    removeDir(dir);
-  });
-  const serve = (env: Record<string, string> = {}) => {
-    const s = new Server(TARGETS[0]!, ["serve", "--root", dir], env);
-    servers.push(s);
-    return s;
-  };
-  const pendingPath = () => join(dir, ".longrun", "pending_checkpoint.json");
+  const serve = serveEachTest(() => tempDir());
+  const pendingPath = () => join(serve.dir(), ".longrun", "pending_checkpoint.json");
 
   async function leased(s: Server) {
     await s.result("task.start", { description: "lease under a failing checkpoint" });
@@ -37,7 +26,7 @@ describe("a failed checkpoint ends the lease", () => {
     const s = serve();
     await leased(s);
     await s.close();
-    renameSync(join(dir, "memory.db"), join(dir, "memory.db.away"));
+    renameSync(join(serve.dir(), "memory.db"), join(serve.dir(), "memory.db.away"));
     const s2 = serve();
     const e = await s2.error("task.checkpoint", { summary: "while gone", next_step: "put it back" });
     assert.equal(e.data.kind, "checkpoint_write_error");
@@ -46,7 +35,7 @@ describe("a failed checkpoint ends the lease", () => {
     assert.ok(existsSync(pendingPath()), "the pending file (or its empty marker) marks the failed checkpoint");
     assert.match(e.message, /lease/);
     await s2.close();
-    renameSync(join(dir, "memory.db.away"), join(dir, "memory.db"));
+    renameSync(join(serve.dir(), "memory.db.away"), join(serve.dir(), "memory.db"));
     const s3 = serve();
     const refused = await s3.error("writes.require", { action: "edit a.txt" });
     assert.equal(refused.data.kind, "write_gate_violation", "the lease granted before the failed checkpoint is over");
@@ -62,7 +51,7 @@ describe("a failed checkpoint ends the lease", () => {
   test("a checkpoint on a busy database keeps nothing open: status is read-only here and in a new process, and a later progress checkpoint's replay keeps the lease ended", async () => {
     const s = serve();
     await leased(s);
-    const release = await holdLock(join(dir, "memory.db"));
+    const release = await holdLock(join(serve.dir(), "memory.db"));
     let e;
     try {
       // the checkpoint waits out the busy timeout (10 s), then its lease's end waits too

@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { openSyncSqlite } from "../../src/db/sqlite.ts";
-import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, Server, TARGETS } from "../protocol/server.ts";
+import { run, tempDir } from "../support/helpers.ts";
+import { BINARY } from "../protocol/server.ts";
+import { serveEachTest } from "../support/each_root.ts";
 
 const OLD_STATE = {
   format: 2,
@@ -22,19 +23,8 @@ const OLD_STATE = {
 };
 
 describe("a stray state.json in a migrated root", () => {
-  let dir = "";
-  const servers: Server[] = [];
-  beforeEach(() => (dir = tempDir()));
-  afterEach(async () => {
-    for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) await s.close();
-    removeDir(dir);
-  });
-  const serve = () => {
-    const s = new Server(TARGETS[0]!, ["serve", "--root", dir]);
-    servers.push(s);
-    return s;
-  };
-  const statePath = () => join(dir, ".longrun", "state.json");
+  const serve = serveEachTest(() => tempDir());
+  const statePath = () => join(serve.dir(), ".longrun", "state.json");
 
   async function rootWithTask(): Promise<string> {
     const s = serve();
@@ -61,7 +51,7 @@ describe("a stray state.json in a migrated root", () => {
     await usable(id, "a directory");
     await usable(id, "again");
     assert.ok(existsSync(statePath()), "left where it is");
-    const st = await run([BINARY, "status", "--root", dir]);
+    const st = await run([BINARY, "status", "--root", serve.dir()]);
     assert.equal(st.code, 0, st.stderr);
     assert.doesNotMatch(st.stdout + st.stderr, /state_corrupt/);
   });
@@ -85,16 +75,16 @@ describe("a stray state.json in a migrated root", () => {
     const id = await rootWithTask();
     mkdirSync(statePath());
     // what an earlier longrun wrote on finding it: the root marked corrupt
-    const db = await openSyncSqlite(join(dir, "memory.db"), 1000);
+    const db = await openSyncSqlite(join(serve.dir(), "memory.db"), 1000);
     db.exec(`INSERT INTO root_meta(key, value) VALUES ('legacy_state_corrupt', '${statePath()}')`);
     db.close();
-    const forced = await run([BINARY, "recover", "--force", "--root", dir]);
+    const forced = await run([BINARY, "recover", "--force", "--root", serve.dir()]);
     assert.equal(forced.code, 0, forced.stderr);
     await usable(id, "after recover --force");
   });
 
   test("the first open of an old root still moves its readable state.json in, once", async () => {
-    mkdirSync(join(dir, ".longrun"));
+    mkdirSync(join(serve.dir(), ".longrun"));
     writeFileSync(statePath(), JSON.stringify(OLD_STATE));
     const s = serve();
     const st = await s.result("task.status", {});

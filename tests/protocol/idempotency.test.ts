@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { serveEachTest } from "./each_root.ts";
+import { serveEachTest } from "../support/each_root.ts";
 
 describe("idempotency keys", () => {
   const serve = serveEachTest();

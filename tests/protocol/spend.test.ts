@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { serveEachTest } from "./each_root.ts";
+import { serveEachTest } from "../support/each_root.ts";
 
 describe("spending reads as it was recorded", () => {
   const serve = serveEachTest();

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { removeDir, until } from "../support/helpers.ts";
-import { serveEachTest } from "./each_root.ts";
+import { serveEachTest } from "../support/each_root.ts";
 
 describe("what it says is what holds", () => {
   const serve = serveEachTest();
