@@ -11,26 +11,12 @@ import { join } from "node:path";
 import { afterEach, before, describe, test } from "node:test";
 import { run, tempDir } from "../support/helpers.ts";
 import { describeRun, type ClaudeRun } from "./claude.ts";
-import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, read, SECRET, skip, T, write } from "./project.ts";
+import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, read, SECRET, skip, status, T, victim as victimRoot, write } from "./project.ts";
 import { removeMade } from "./project.ts";
 
 const MEMORY_MARK = "MEMORY-MARK-91b7";
-
 /** A project with a task in it, a token in http.json and a marked memory. */
-async function victim(): Promise<Project> {
-  const p = await project();
-  const r = await p.claude({ prompt: "/approve set up", permissionMode: "acceptEdits", steps: [done] });
-  assert.equal(r.code, 0, describeRun(r));
-  writeFileSync(join(p.root, ".longrun", "http.json"), JSON.stringify({ host_token: SECRET, agent_token: SECRET }), { mode: 0o600 });
-  const saved = await run([LONGRUN, "serve", "--root", p.root], { input: `{"jsonrpc":"2.0","id":1,"method":"memory.save","params":{"type":"note","title":"note","content":"${MEMORY_MARK}"}}\n` });
-  assert.match(saved.stdout, /"result"/, saved.stdout + saved.stderr);
-  return p;
-}
-
-async function status(p: Project): Promise<{ access_mode: string; turn_index: number; lease: { reason: string } | null }> {
-  const r = await run([LONGRUN, "serve", "--root", p.root], { input: '{"jsonrpc":"2.0","id":1,"method":"task.status","params":{}}\n' });
-  return JSON.parse(r.stdout).result.task;
-}
+const victim = () => victimRoot(MEMORY_MARK);
 
 /** What the model got back from every call of a run, in one string. */
 const seen = (r: ClaudeRun) => r.toolResults.map((t) => t.content).join("\n");

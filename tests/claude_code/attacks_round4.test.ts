@@ -8,21 +8,7 @@ import { join } from "node:path";
 import { afterEach, before, describe, test } from "node:test";
 import { run, tempDir } from "../support/helpers.ts";
 import { describeRun } from "./claude.ts";
-import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, removeMade, SECRET, skip, T, write } from "./project.ts";
-
-/** A project with a task in it and a token in http.json. */
-async function victim(): Promise<Project> {
-  const p = await project();
-  const r = await p.claude({ prompt: "/approve set up", permissionMode: "acceptEdits", steps: [done] });
-  assert.equal(r.code, 0, describeRun(r));
-  writeFileSync(join(p.root, ".longrun", "http.json"), JSON.stringify({ host_token: SECRET, agent_token: SECRET }), { mode: 0o600 });
-  return p;
-}
-
-async function status(p: Project): Promise<{ access_mode: string; lease: unknown }> {
-  const r = await run([LONGRUN, "serve", "--root", p.root], { input: '{"jsonrpc":"2.0","id":1,"method":"task.status","params":{}}\n' });
-  return JSON.parse(r.stdout).result.task;
-}
+import { bash, cleanUp, done, ensureBinary, LONGRUN, project, type Project, removeMade, SECRET, skip, status, T, victim, write } from "./project.ts";
 
 afterEach(removeMade);
 

@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY } from "../protocol/server.ts";
-import { claudeBinary, runClaude, type ClaudeRun, type RunClaudeOptions } from "./claude.ts";
+import { claudeBinary, describeRun, runClaude, type ClaudeRun, type RunClaudeOptions } from "./claude.ts";
 import type { Step, ToolCall } from "./messages_server.ts";
 
 const CI = process.env.CI === "true";
@@ -53,6 +53,25 @@ export async function project(exe = LONGRUN, root = tempDir("longrun-cc-root-"))
   const r = await run([exe, "hook", "install", "claude", "--root", root], { env: { HOME: home } });
   assert.equal(r.code, 0, `hook install: ${r.stdout}${r.stderr}`);
   return { root, home, settingsFile: join(root, ".claude", "settings.local.json"), claude: (o) => runClaude({ cwd: root, home, ...o }) };
+}
+
+/** A project with a task in it (the user approved once) and SECRET in http.json; with `memoryMark`, also a memory holding it. */
+export async function victim(memoryMark?: string): Promise<Project> {
+  const p = await project();
+  const r = await p.claude({ prompt: "/approve set up", permissionMode: "acceptEdits", steps: [done] });
+  assert.equal(r.code, 0, describeRun(r));
+  writeFileSync(join(p.root, ".longrun", "http.json"), JSON.stringify({ host_token: SECRET, agent_token: SECRET }), { mode: 0o600 });
+  if (memoryMark !== undefined) {
+    const saved = await run([LONGRUN, "serve", "--root", p.root], { input: `{"jsonrpc":"2.0","id":1,"method":"memory.save","params":{"type":"note","title":"note","content":"${memoryMark}"}}\n` });
+    assert.match(saved.stdout, /"result"/, saved.stdout + saved.stderr);
+  }
+  return p;
+}
+
+/** The project's task as `longrun serve` reports it (task.status). */
+export async function status(p: Project): Promise<{ access_mode: string; turn_index: number; lease: { reason: string } | null }> {
+  const r = await run([LONGRUN, "serve", "--root", p.root], { input: '{"jsonrpc":"2.0","id":1,"method":"task.status","params":{}}\n' });
+  return JSON.parse(r.stdout).result.task;
 }
 
 /** Removes a directory when the current test ends. */
