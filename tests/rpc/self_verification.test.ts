@@ -5,14 +5,14 @@
  * the host forces it.
  */
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { REPO, removeDir, tempDir, until } from "../support/helpers.ts";
+import { removeDir, tempDir } from "../support/helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
 import { BINARY, requireBinary } from "../protocol/server.ts";
+import { startHttpChild } from "../http/start.ts";
 
 /** One route into longrun: call a method, get `{ result }` or `{ kind }` of the error. */
 type Call = (method: string, params?: Record<string, unknown>) => Promise<{ result?: any; kind?: string }>;
@@ -69,12 +69,9 @@ describe("the agent never verifies itself", () => {
     afterEach(() => removeDir(root));
 
     test("HTTP with the agent token", async () => {
-      const child: ChildProcessWithoutNullStreams = spawn(BINARY, ["http", "--root", root, "--port", "0"], { cwd: REPO });
-      let out = "";
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+      const http = await startHttpChild([BINARY], ["--root", root, "--port", "0"]);
       try {
-        const line = await until(() => out.split("\n").find((l) => l.startsWith("{")), "the http server's first line", 20_000);
-        const info = JSON.parse(line) as { url: string; token_file: string };
+        const info = http.info;
         const tokens = JSON.parse(readFileSync(info.token_file, "utf8")) as { agent_token: string; host_token: string };
         let id = 1;
         const rpc = async (token: string, method: string, params: Record<string, unknown> = {}) => {
@@ -86,7 +83,7 @@ describe("the agent never verifies itself", () => {
         const forced = await rpc(tokens.host_token, "task.recover", { force: true });
         assert.equal(forced.result.task.status, "in_progress", "the host may force recovery from the last checkpoint");
       } finally {
-        child.kill("SIGTERM");
+        await http.stop();
       }
     });
 
