@@ -18,7 +18,8 @@
  * - a script file it runs (`bash f`, `source f`, `./f`, `python3 f`, package.json scripts, a
  *   makefile) that reaches them, read from disk when the gate decides (script_files.ts), or one
  *   the same command writes;
- * - bash's network redirections (/dev/tcp, /dev/udp), a changed IFS, and more work than one
+ * - bash's network redirections (/dev/tcp, /dev/udp), a changed IFS (or HOME, PWD, OLDPWD, CDPATH:
+ *   where cd and ~ lead), and more work than one
  *   decision may take (LEASE_LIMITS, and the disk budget in protect.ts).
  * Quotes, escapes, ANSI-C strings, braces, `..`, symlinks, case and hard links are seen through.
  * The operating system's boundary (Claude Code's sandbox, set up by `hook install`) is what
@@ -87,18 +88,18 @@ function scriptRefusal(script: Script, outer: Checking, depth: number): string |
     const p = cmd.words[0] ? literalOf(cmd.words[0]) : null;
     return p === "shopt" || p === "set" || cmd.assigns.some((a) => /^GLOBIGNORE/.test(a.raw));
   });
-  const dirs = new Directories(c.env.cwd, c.env.home, LEASE_LIMITS.cds);
-  for (const { command: cmd, at, cwd } of dirs.steps(commands)) {
-    const ctx: Checking = { ...c, protect: { ...c.protect, cwd }, env: { ...c.env, cwd, vars: { ...c.env.vars, PWD: cwd } } };
+  const dirs = new Directories(c.env.cwd, c.env.home, LEASE_LIMITS.cds, c.protect.cwd);
+  for (const { command: cmd, at, cwd, pwd } of dirs.steps(commands)) {
+    const ctx: Checking = { ...c, protect: { ...c.protect, cwd }, env: { ...c.env, cwd: pwd, vars: { ...c.env.vars, PWD: pwd } } };
     c.budget.words += cmd.words.length + cmd.assigns.length + cmd.redirects.length;
     if (c.budget.words > LEASE_LIMITS.words) return `it has more than ${LEASE_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
     const why = commandRefusal(cmd, at, ctx, dotglob, depth);
     if (why) return why;
     const words = expand(cmd.words, ctx);
     if (typeof words === "string") return words;
-    const moved = dirs.follow(words.map((w) => (w.literal ? w.text : null)), cwd);
+    const moved = dirs.follow(words.map((w) => (w.literal ? w.text : null)), pwd);
     if (moved === "unknown" && c.lenient) continue;
-    if (moved === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion); spell the directory out";
+    if (moved === "unknown") return "it changes to a directory longrun cannot tell in advance (cd -, popd, an expansion, a .. after a symbolic link); spell the directory out";
     if (moved === "too_many") return `it may end up in more than ${LEASE_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
   }
   return null;

@@ -182,31 +182,54 @@ export const COMMAND_VARIABLES: readonly CommandVariable[] = [
     examples: { pass: ["GIT_CONFIG_GLOBAL=/dev/null git status"], refused: ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='sh x.sh' git log", "GIT_SSH_COMMAND='sh x.sh' git fetch", "GIT_CONFIG_PARAMETERS=\"'core.pager'='sh x.sh'\" git log"] },
   },
   {
-    names: /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT)$/,
+    names: /^(BASH_ENV|LD_PRELOAD|LD_AUDIT)$/, // not ENV: only an interactive shell reads it, and ENV=production is common
     safe: (v) => v === "",
     what: "code a shell or every program loads at start",
     examples: { pass: ["BASH_ENV= bash fine.sh"], refused: ["BASH_ENV=evil.sh bash fine.sh", "LD_PRELOAD=./x.so ls"] },
   },
 ];
 
+/**
+ * `$HOME`, `$PWD`, `$OLDPWD` and `$CDPATH` decide where `cd`, `~` and `$PWD` lead; the checks
+ * follow the directories a script reaches (shell/cd.ts) only as bash itself sets them.
+ */
+export const DIRECTORY_VARIABLES: CommandVariable = {
+  names: /^(HOME|PWD|OLDPWD|CDPATH)$/,
+  safe: () => false,
+  what: "where cd, ~ and $PWD lead",
+  examples: { pass: ["cd src && ls $PWD/a.ts"], refused: ["HOME=src/x; cd; ./fine.sh", "PWD=/tmp; cat $PWD/a.txt", "CDPATH=/tmp cd src", "export HOME=/tmp; cd", "read PWD < a.txt; ls $PWD"] },
+};
+
 /** Commands that set the variables they name (`read NAME`, `export NAME`, `printf -v NAME`). */
 const SETTERS = new Set(["read", "export", "declare", "typeset", "local", "readonly", "printf", "mapfile", "readarray", "getopts"]);
 
-/** Why a script sets one of COMMAND_VARIABLES to a value that may run something, or null. */
-export function commandVariableRefusal(commands: readonly Command[]): string | null {
-  const rowOf = (name: string) => COMMAND_VARIABLES.find((r) => r.names.test(name));
+/**
+ * Every variable the commands set, with its value when it is plain text, else null: an assignment
+ * (in front of a command, alone, after export or env), a name a setter is given (`read PAGER`,
+ * `declare -n x=PAGER`) or a loop's variable.
+ */
+function variablesSet(commands: readonly Command[]): { name: string; value: string | null }[] {
+  const out: { name: string; value: string | null }[] = [];
   for (const cmd of commands) {
     const program = cmd.words[0] ? literalOf(cmd.words[0]) : null;
     const setter = program !== null && SETTERS.has(program);
     for (const [k, w] of [...cmd.assigns, ...cmd.words].entries()) {
       const text = literalOf(w);
       const m = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?)=([^]*)$/.exec(text ?? w.raw);
-      const set = m && rowOf(m[1]!);
-      if (m && set && (text === null || m[2] || (m[3] && m[4]) || !set.safe(m[4]!))) return `it sets ${m[1]} to ${shown(m[4]!)}, which is ${set.what}; longrun cannot check what that runs`;
-      const named = setter || ((cmd.keywords.includes("for") || cmd.keywords.includes("select")) && k === cmd.assigns.length) ? (text ?? "").replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "") : "";
-      const row = named !== "" && rowOf(named);
-      if (row) return `it sets ${named} to a value longrun cannot see (${shown(w.raw)}), and ${named} is ${row.what}`;
+      if (m) out.push({ name: m[1]!, value: text === null || m[2] || (m[3] && m[4]) ? null : m[4]! });
+      const loop = (cmd.keywords.includes("for") || cmd.keywords.includes("select")) && k === cmd.assigns.length;
+      if ((setter || loop) && text !== null) out.push({ name: text.replace(/^[A-Za-z_][A-Za-z0-9_]*=/, ""), value: null });
     }
+  }
+  return out;
+}
+
+/** Why a script sets one of COMMAND_VARIABLES or DIRECTORY_VARIABLES to a value that may run something or lead elsewhere, or null. */
+export function commandVariableRefusal(commands: readonly Command[]): string | null {
+  for (const { name, value } of variablesSet(commands)) {
+    const row = [...COMMAND_VARIABLES, DIRECTORY_VARIABLES].find((r) => r.names.test(name));
+    if (!row || (value !== null && row.safe(value))) continue;
+    return `it sets ${name} to ${value === null ? "a value longrun cannot see" : shown(value)}, and ${name} is ${row.what}; longrun cannot check where that leads`;
   }
   return null;
 }
@@ -278,6 +301,7 @@ export function leaseOptionRules(): { name: string; examples: RuleExamples }[] {
     { name: "schedulers", examples: SCHEDULERS.examples },
     ...Object.entries(COMMAND_OPTIONS).map(([program, r]) => ({ name: `command options of ${program}`, examples: r.examples })),
     ...COMMAND_VARIABLES.map((r) => ({ name: `command variables ${r.names.source}`, examples: r.examples })),
+    { name: "directory variables", examples: DIRECTORY_VARIABLES.examples },
     { name: "command builders", examples: COMMAND_BUILDERS.examples },
     ...Object.entries(SHELL_STRING_FLAGS).map(([program, r]) => ({ name: `shell-string flags of ${program}`, examples: r.examples })),
     { name: "wrappers", examples: WRAPPERS.examples },

@@ -40,7 +40,7 @@ export interface ReadOnlyOptions extends ProgramEnvironment {
 /**
  * Why a command is not read-only, or null when it is. A `cd` moves the directory later paths are
  * read in; since a `cd` in a pipeline does not, every command is checked against every directory
- * the script may be in by then.
+ * the script may be in by then, with `$PWD` as bash would have it there (shell/cd.ts).
  */
 export async function readOnlyRefusal(script: Script, outer: ProtectContext, env: WordEnv, o: ReadOnlyOptions): Promise<string | null> {
   const ctx = withBudget(outer);
@@ -48,19 +48,21 @@ export async function readOnlyRefusal(script: Script, outer: ProtectContext, env
   if (script.background) return "it starts a background job (&)";
   if (script.commands.length === 0) return "it is empty";
   if (script.commands.length > READ_ONLY_LIMITS.commands) return `it holds more than ${READ_ONLY_LIMITS.commands} commands, too many to check in a read-only turn; split it into several calls`;
-  const dirs = new Directories(ctx.cwd, env.home, READ_ONLY_LIMITS.cds);
+  const dirs = new Directories(env.cwd, env.home, READ_ONLY_LIMITS.cds, ctx.cwd);
   let checked = 0;
-  for (const { command: c, cwd } of dirs.steps(script.commands)) {
+  for (const { command: c, cwd, pwd } of dirs.steps(script.commands)) {
     checked += c.words.length + c.redirects.length;
     if (checked > READ_ONLY_LIMITS.words) return `it has more than ${READ_ONLY_LIMITS.words} words to check (each counted once for every directory a cd may have led to); split it into several calls`;
-    const why = await commandRefusal(c, { ...ctx, cwd }, { ...env, cwd, vars: { ...env.vars, PWD: cwd } }, o);
+    // $PWD, ~+ and $(pwd) are the directory reached so far, in the cd's words too
+    const here: WordEnv = { ...env, cwd: pwd, vars: { ...env.vars, PWD: pwd } };
+    const why = await commandRefusal(c, { ...ctx, cwd }, here, o);
     if (why) return why;
     const words = c.words.map((w) => {
-      const alts = wordPatterns(w, { ...env, cwd });
+      const alts = wordPatterns(w, here);
       return alts?.length === 1 && isLiteral(alts[0]!) ? textOf(alts[0]!) : null;
     });
-    const moved = dirs.follow(words, cwd);
-    if (moved === "unknown") return "it changes to a directory that cannot be told in advance";
+    const moved = dirs.follow(words, pwd);
+    if (moved === "unknown") return "it changes to a directory that cannot be told in advance (cd -, popd, an expansion, a .. after a symbolic link)";
     if (moved === "too_many") return `it may end up in more than ${READ_ONLY_LIMITS.cds} directories (each cd counts from every directory an earlier cd may have led to), too many to follow; split it into several calls`;
   }
   return null;

@@ -114,7 +114,11 @@ export const READ_ONLY_PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   },
   cd: {
     flags: "LP", operands: "paths", maxOperands: 1, builtin: true, note: "changes the shell's directory only",
-    examples: { pass: ["cd src && ls", "cd -P src"], refused: ["cd src src", "cd .longrun"] },
+    examples: {
+      pass: ["cd src && ls", "cd -P src", "cd src && cd $PWD/.. && ls", "cd src && ls $PWD/a.ts"],
+      // $PWD is the directory reached so far; bash takes `..` off as text, before the link is followed
+      refused: ["cd src src", "cd .longrun", "cd src && cd $PWD/../docs && cat state/http.json", "cd docs/state/.. && cat state/http.json", "cd src && cd -", "cd src && cd $OLDPWD"],
+    },
   },
   echo: {
     flags: "neE", operands: "text", builtin: true,

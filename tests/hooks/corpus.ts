@@ -618,6 +618,17 @@ const PROTECTED_BASH = [
   "GIT_EDITOR='sh x.sh' git commit",
   "BASH_ENV=x.sh bash ok.sh",
   "sh -c \"PAGER='sh x.sh' git log\"",
+  // $PWD is the directory reached so far, and cd takes `..` off as text (as bash does), before links:
+  "cd src && cd $PWD/../tree-with-link && cat state/http.json",
+  "cd src && cd \"$PWD\"/../tree-with-link && cat state/http.json",
+  "cd tree-with-link/state/.. && cat state/http.json",
+  "cd tree-with-link && cd state/.. && cat state/http.json",
+  "cd tree-with-link && cd $PWD/state/.. && cat state/http.json",
+  "cd src && cd $OLDPWD && cat .longrun/http.json",
+  "cd src && cd - && cat .longrun/http.json",
+  "PWD=ROOT/tree-with-link; cd $PWD && cat state/http.json",
+  "HOME=ROOT/tree-with-link; cd && cat state/http.json",
+  "CDPATH=ROOT/tree-with-link cd state && cat http.json",
   // found by a second attack:
   "l$!ongrun serve",
   "rm -rf .long$!run",

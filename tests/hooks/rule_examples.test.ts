@@ -7,7 +7,7 @@
  * (hostile_corpus.test.ts) stays the integration layer.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { toolContext } from "../../src/hooks/claude.ts";
@@ -87,6 +87,8 @@ function layRoot(dir: string): void {
   writeFileSync(join(dir, "memory.db"), "SQLite format 3\u0000");
   mkdirSync(join(dir, "raw_data"));
   mkdirSync(join(dir, "src"));
+  mkdirSync(join(dir, "docs"));
+  symlinkSync(join(dir, ".longrun"), join(dir, "docs", "state")); // a link into .longrun/, away from src
   writeFileSync(join(dir, "src", "a.ts"), "export const a = 1;\n");
   writeFileSync(join(dir, "a.txt"), "hello\n");
   writeFileSync(join(dir, "b.txt"), "world\n");

@@ -1,7 +1,10 @@
 /** The gate's shell reader: what a command runs and names, in every spelling a shell allows. */
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
-import { Directories } from "../../src/hooks/shell/cd.ts";
+import { cdTarget, Directories, lexicalPath } from "../../src/hooks/shell/cd.ts";
 import { allCommands, literalOf, parseShell, ShellParseError } from "../../src/hooks/shell/parse.ts";
 import { textOf, tokensMatch, wordPatterns, type WordEnv } from "../../src/hooks/shell/words.ts";
 
@@ -113,5 +116,47 @@ describe("the directories a script may be in (one walk for both Bash checks)", (
     assert.equal(new Directories("/", "/home/u", 16).follow(["cd", null], "/"), "unknown");
     assert.equal(new Directories("/", "/home/u", 1).follow(["cd", "/tmp"], "/"), "too_many");
     assert.equal(new Directories("/", "/home/u", 1).follow(["ls", "/tmp"], "/"), null);
+  });
+
+  test("$PWD follows the directories reached: each step carries the PWD bash would have there", () => {
+    const dirs = new Directories("/p", "/home/u", 16);
+    const seen: [number, string][] = [];
+    // the second cd's word is what `cd $PWD/x` becomes where PWD is each directory reached so far
+    for (const { command, at, pwd } of dirs.steps(["cd src", "cd $PWD/x", "ls"])) {
+      seen.push([at, pwd]);
+      assert.equal(dirs.follow(command.replace("$PWD", pwd).split(" "), pwd), null);
+    }
+    assert.deepEqual(seen, [[0, "/p"], [1, "/p"], [1, "/p/src"], [2, "/p"], [2, "/p/src"], [2, "/p/x"], [2, "/p/src/x"]]);
+  });
+
+  test("cd -L takes .. off as text, cd -P on disk; a .. that crosses a symlink to elsewhere cannot be told", () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "longrun-cd-")));
+    try {
+      mkdirSync(join(base, "start", "src"), { recursive: true });
+      mkdirSync(join(base, "real", "dir"), { recursive: true });
+      symlinkSync(join(base, "real", "dir"), join(base, "start", "link"));
+      const start = join(base, "start");
+      assert.equal(lexicalPath("/a/./b//../c/"), "/a/c");
+      assert.equal(cdTarget(["cd", "src/.."], start, "/home/u"), start);
+      assert.equal(cdTarget(["cd", "link"], start, "/home/u"), join(start, "link"), "PWD keeps the link's name");
+      assert.equal(cdTarget(["cd", "-P", "link"], start, "/home/u"), join(base, "real", "dir"));
+      assert.equal(cdTarget(["cd", "-P", "link/.."], start, "/home/u"), join(base, "real"));
+      // bash goes back to start; the directory on disk is real/: refused rather than guessed
+      assert.equal(cdTarget(["cd", "link/.."], start, "/home/u"), "unknown");
+      assert.equal(cdTarget(["cd", ".."], join(start, "link"), "/home/u"), "unknown");
+      const dirs = new Directories(start, "/home/u", 16);
+      assert.equal(dirs.follow(["cd", "link"], start), null);
+      const places = [...dirs.steps(["ls"])].map(({ cwd, pwd }) => [cwd, pwd]);
+      assert.deepEqual(places, [[start, start], [join(base, "real", "dir"), join(start, "link")]], "paths are checked on disk, $PWD keeps the link");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  test("cd -, popd and $OLDPWD are never guessed", () => {
+    assert.equal(cdTarget(["cd", "-"], "/p", "/home/u"), "unknown");
+    assert.equal(cdTarget(["popd"], "/p", "/home/u"), "unknown");
+    assert.equal(cdTarget(["cd", null], "/p", "/home/u"), "unknown");
+    assert.ok(seen("cd $OLDPWD")[0]![1]!.includes("\u0000"), "$OLDPWD is an unknown expansion");
   });
 });
