@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InvalidRootError, ProtectedRootError, resolveRoot } from "../src/root/root.ts";
 import { protectedPlace, protectedRootRefusal } from "../src/root/place.ts";
 import { listTree, removeDir, run, tempDir } from "./support/helpers.ts";
-import { BINARY, requireBinary, Server, TARGETS } from "./protocol/server.ts";
+import { BINARY, requireBinary, Server, TARGETS } from "./support/server.ts";
 import { type HttpChild, startHttpChild } from "./http/start.ts";
 
 const INVALID_PARAMS = -32602;

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY } from "../protocol/server.ts";
+import { BINARY } from "../support/server.ts";
 import { claudeBinary, describeRun, runClaude, type ClaudeRun, type RunClaudeOptions } from "./claude.ts";
 import type { Step, ToolCall } from "./messages_server.ts";
 

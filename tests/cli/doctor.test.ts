@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { onPath, osSandboxFacts, osSandboxMissing } from "../../src/hooks/install.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const missingHere = osSandboxMissing(osSandboxFacts());
 const NEEDS_SANDBOX = { skip: missingHere.length > 0 && process.env.CI !== "true" ? `Claude Code's sandbox cannot run here (${missingHere.join("; ")}): apt-get install bubblewrap socat` : false };

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { holdWriteLock, tempDir } from "../support/helpers.ts";
-import type { Server } from "../protocol/server.ts";
+import type { Server } from "../support/server.ts";
 import { serveEachTest } from "../support/each_root.ts";
 
 const holdLock = holdWriteLock;

@@ -10,7 +10,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { CRASH_BINARY, Server } from "../protocol/server.ts";
+import { CRASH_BINARY, Server } from "../support/server.ts";
 
 const binary = { name: "the compiled binary (crash-test build)", argv: [CRASH_BINARY] };
 const BODY = "a body long enough to live in raw_data. ".repeat(400);

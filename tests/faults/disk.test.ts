@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { canMount, removeDir, tempDir } from "../support/helpers.ts";
 import { decision, hook } from "../support/hook_run.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 const MOUNT = canMount();
 const skip = MOUNT ? false : "needs root and mount (a tmpfs to fill); CI runs as root";

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { readTask } from "../support/state.ts";
 import { formatHookReport, formatRpcReport, fuzzHooks, fuzzRpc } from "./fuzz_lib.ts";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
 import { decision, hook } from "../support/hook_run.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 async function readOnlyTurn(root: string): Promise<void> {
   await hook(root, "UserPromptSubmit", { prompt: "Refactor the parser\n/approve start" });

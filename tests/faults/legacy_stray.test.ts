@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { openSyncSqlite } from "../../src/db/sqlite.ts";
 import { run, tempDir } from "../support/helpers.ts";
-import { BINARY } from "../protocol/server.ts";
+import { BINARY } from "../support/server.ts";
 import { serveEachTest } from "../support/each_root.ts";
 
 const OLD_STATE = {

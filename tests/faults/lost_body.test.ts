@@ -8,7 +8,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 describe("a lost body", () => {
   let dir = "";

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { BINARY, requireBinary, Server } from "../support/server.ts";
 
 const sh = { name: "the compiled binary under ulimit -n 128", argv: ["/bin/sh", "-c", `ulimit -n 128 && exec "$0" "$@"`, BINARY] };
 

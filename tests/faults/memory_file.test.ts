@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, truncateS
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, Server, TARGETS } from "../protocol/server.ts";
+import { BINARY, Server, TARGETS } from "../support/server.ts";
 
 const note = (title: string) => ({ type: "note", title, content: `${title} body`, keywords: [title] });
 

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { removeDir, tempDir, until } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 test("a server collects orphan blobs older than the grace period, and keeps referenced, young and foreign files", async () => {
   const dir = tempDir();

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { BINARY, CRASH_BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, CRASH_BINARY, requireBinary } from "../support/server.ts";
 import { formatReport, soak } from "./soak_lib.ts";
 
 test("15 random kills during a mixed workload on one root: A1-A4 hold after each, no temp files left", async () => {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { CRASH_BINARY, Server } from "../protocol/server.ts";
+import { CRASH_BINARY, Server } from "../support/server.ts";
 
 const binary = { name: "the compiled binary (crash-test build)", argv: [CRASH_BINARY] };
 const TERMS = { constraints: ["No paid sources"], desired_outcome: "A one-page comparison", bounds: { tools: ["fetch"], budget: { cost: 2 } } };

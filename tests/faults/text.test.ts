@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 describe("what cannot round-trip is refused, never altered", () => {
   let root = "";

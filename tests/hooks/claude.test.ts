@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { REPO, removeDir, run, scriptArgv, tempDir, until } from "../support/helpers.ts";
 import { readTask, writeTask } from "../support/state.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 import { sandboxedCommand } from "../../src/hooks/wrap.ts";
 import { decision, hook, passed, rewritten } from "../support/hook_run.ts";

@@ -15,7 +15,7 @@ import { defaultHookConfig } from "../../src/hooks/config.ts";
 import { decideTool, type ToolContext, type ToolDecision } from "../../src/hooks/tools.ts";
 import { TREE_OPERATIONS, treeHit } from "../../src/hooks/trees.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { requireTarget, SOURCE_AND_BINARY } from "../protocol/server.ts";
+import { requireTarget, SOURCE_AND_BINARY } from "../support/server.ts";
 
 /** The context the Claude Code hook builds for a call in `cwd` (src/hooks/claude.ts's own). */
 function contextFor(root: string, cwd = root): ToolContext {

@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { READ_ONLY_PASSES } from "./corpus.ts";
 import { sandboxedCommand } from "../../src/hooks/wrap.ts";
 import { passed, rewritten } from "../support/hook_run.ts";

@@ -12,7 +12,7 @@ import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { ALWAYS_DENIED, type Call, LEASE_PASSES, MALFORMED, READ_ONLY_DENIED } from "./corpus.ts";
 
 interface Answer {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { protectedPaths } from "../../src/hooks/install_settings.ts";
 import { onPath, osSandboxFacts, osSandboxMissing } from "../../src/hooks/os_sandbox.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const settingsOf = (root: string) => JSON.parse(readFileSync(join(root, ".claude", "settings.local.json"), "utf8"));
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Logger, MAX_BACKLOG_BYTES } from "../../src/http/log.ts";
 import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
-import { BINARY, requireBinary, TARGETS } from "../protocol/server.ts";
+import { BINARY, requireBinary, TARGETS } from "../support/server.ts";
 import { raw } from "./raw.ts";
 
 interface Running {

@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LIMITS } from "../../src/core/limits.ts";
 import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
-import { BINARY, requireBinary, requireTarget, SOURCE_AND_BINARY, type Target, TARGETS } from "../protocol/server.ts";
+import { BINARY, requireBinary, requireTarget, SOURCE_AND_BINARY, type Target, TARGETS } from "../support/server.ts";
 import { tokensFrom } from "../../src/http/tokens.ts";
 import { raw } from "./raw.ts";
 import { startHttpChild } from "./start.ts";

@@ -1,7 +1,7 @@
 /** `longrun http` as a child process: started, its first stdout line (URL, token file, login link) read. */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { REPO, until } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 export interface HttpChild {
   child: ChildProcessWithoutNullStreams;

@@ -10,7 +10,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir, until } from "../support/helpers.ts";
-import { CRASH_BINARY, Server } from "../protocol/server.ts";
+import { CRASH_BINARY, Server } from "../support/server.ts";
 
 /** The executable with crash points kept: the shipped one ignores LONGRUN_CRASH_AT. */
 const binary = { name: "the compiled binary (crash-test build)", argv: [CRASH_BINARY] };

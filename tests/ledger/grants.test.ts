@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
 import { type HttpChild, startHttpChild } from "../http/start.ts";
-import { TARGETS } from "../protocol/server.ts";
+import { TARGETS } from "../support/server.ts";
 
 describe("research runs are the host's to grant (binary, HTTP)", () => {
   let root = "";

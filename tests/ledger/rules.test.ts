@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { testRoot } from "../support/sqld.ts";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 const BINARY = TARGETS[0]!;
 

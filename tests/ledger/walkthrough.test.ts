@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Database } from "../../src/db/database.ts";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 const QUESTION = "Compare the two theme funds with my portfolio. First give me a grounded draft, then make the key open questions explicit.";
 const ADJUSTMENT = "Please include tracking error in the comparison too.";

@@ -14,7 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { openTestDb } from "../support/state.ts";
 import { removeDir, tempDir } from "../support/helpers.ts";
 import { type HttpChild, startHttpChild } from "../http/start.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 
 const QUESTION = "Compare the two theme funds with my portfolio. First give me a grounded draft, then make the key open questions explicit.";
 const ADJUSTMENT = "Please include tracking error in the comparison too.";

@@ -48,7 +48,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { REPO, removeDir, tempDir, until } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const BUN = join(REPO, "node_modules", ".bin", "bun");
 const CONFORMANCE = join(REPO, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");

@@ -9,7 +9,7 @@ import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "../support/server.ts";
 import { type Mcp, RPC_METHOD_NAME, startMcp } from "./helpers.ts";
 
 describe("MCP refusals name MCP tools and the user's next step (SDK client, compiled binary)", () => {

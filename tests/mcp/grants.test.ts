@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { REPO, removeDir, tempDir } from "../support/helpers.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "../protocol/server.ts";
+import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "../support/server.ts";
 import { type Mcp, startMcp } from "./helpers.ts";
 
 describe("MCP asks for research runs, the host grants them (SDK client, compiled binary)", () => {

@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { selectTools } from "../../src/mcp/tool_sets.ts";
 import { REPO, removeDir, tempDir, until } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 async function withHttp(root: string, extra: string[], fn: (url: string, agentToken: string) => Promise<void>): Promise<void> {
   requireBinary();

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { sqldMissing, startSqld } from "../support/sqld.ts";
 import { type Mcp, startMcp } from "./helpers.ts";
 

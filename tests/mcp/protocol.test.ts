@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { Server, type Target, TARGETS } from "../protocol/server.ts";
+import { Server, type Target, TARGETS } from "../support/server.ts";
 
 const INIT = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };

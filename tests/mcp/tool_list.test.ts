@@ -16,7 +16,7 @@ import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { listed, selectTools, SET_NAMES, ToolSetError, TOOLS } from "../../src/mcp/tool_sets.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
 import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { assertValid, startMcp } from "./helpers.ts";
 
 const GOLDEN = join(REPO, "tests", "mcp", "golden", "default_tools.json");

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { isDeno, REPO, removeDir, tempDir, until } from "../support/helpers.ts";
-import { BINARY, requireBinary, Server, TARGETS } from "../protocol/server.ts";
+import { BINARY, requireBinary, Server, TARGETS } from "../support/server.ts";
 
 const CHROMIUM = process.env.LONGRUN_CHROMIUM || "/usr/bin/chromium";
 const SHOTS = join(REPO, "dist", "screenshots");

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { type HttpChild, startHttpChild } from "../http/start.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const tokens = { host: "H".repeat(40), agent: "A".repeat(40) };
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
 import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary, TARGETS } from "./server.ts";
+import { BINARY, requireBinary, TARGETS } from "../support/server.ts";
 
 describe("the executable", () => {
   test("VERSION matches package.json", () => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "./server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const COMMANDS: string[][] = [["resume"], ["finish"], ["checkpoint", "--summary", "s", "--next-step", "n"], ["recover"], ["recover", "--force"]];
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { corruptTask } from "../support/state.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import { removeDir, tempDir, until } from "../support/helpers.ts";
-import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "./server.ts";
+import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "../support/server.ts";
 
 const req = (id: unknown, method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 

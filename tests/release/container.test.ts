@@ -18,7 +18,7 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { listTree, REPO, run, tempDir, until } from "../support/helpers.ts";
-import { BINARY } from "../protocol/server.ts";
+import { BINARY } from "../support/server.ts";
 import { CAN_MOUNT, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE, which } from "./helpers.ts";
 
 const NOBODY = 65534;

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { canMount, REPO, removeDir, tempDir } from "../support/helpers.ts";
-import { Server } from "../protocol/server.ts";
+import { Server } from "../support/server.ts";
 
 export const BUILD_DIR = join(REPO, "dist", "build");
 export const RELEASE_DIR = join(REPO, "dist", "release");

@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { listTree, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { bindReadOnly, CAN_MOUNT, cleanEnv, mountTmpfs, stdioSmoke, unmountAll, VERSION_LINE } from "./helpers.ts";
 import { VERSION } from "../../src/version.ts";
 

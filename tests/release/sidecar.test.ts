@@ -12,7 +12,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
-import { BINARY } from "../protocol/server.ts";
+import { BINARY } from "../support/server.ts";
 import { which } from "./helpers.ts";
 
 const PYTHON = which("python3");

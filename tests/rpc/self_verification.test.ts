@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { removeDir, tempDir } from "../support/helpers.ts";
 import { RpcFixture } from "../ledger/rpc.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 import { startHttpChild } from "../http/start.ts";
 
 /** One route into longrun: call a method, get `{ result }` or `{ kind }` of the error. */

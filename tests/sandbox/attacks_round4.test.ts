@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findBwrap } from "../../src/sandbox/status.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const skip = findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false;
 const made: string[] = [];

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findBwrap } from "../../src/sandbox/status.ts";
 import { removeDir, run, tempDir, until } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const BWRAP = findBwrap(process.env.PATH);
 const skip = BWRAP === null ? "bubblewrap not installed" : false;

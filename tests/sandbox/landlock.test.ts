@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { readableAround } from "../../src/sandbox/landlock_run.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "../support/server.ts";
 
 const made: string[] = [];
 after(() => made.forEach(removeDir));

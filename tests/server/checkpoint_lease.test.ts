@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { BINARY, requireBinary, Server } from "../support/server.ts";
 import { sqldMissing, startSqld } from "../support/sqld.ts";
 
 const runner = (url: string, stateDir: string) => new Server({ name: "binary", argv: [BINARY] }, ["serve", "--store", url, "--project", "p", "--state-dir", stateDir]);

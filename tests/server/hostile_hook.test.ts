@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { run } from "../support/helpers.ts";
 import { decision, hook } from "../support/hook_run.ts";
-import { BINARY, Server } from "../protocol/server.ts";
+import { BINARY, Server } from "../support/server.ts";
 import { freePort, type Sqld, sqldMissing, startSqld, useSqld } from "../support/sqld.ts";
 
 const skip = sqldMissing();

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createClient } from "@libsql/client/web";
 import { after, before, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
-import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { BINARY, requireBinary, Server } from "../support/server.ts";
 import { type Sqld, sqldMissing, startSqld } from "../support/sqld.ts";
 
 const skip = sqldMissing();

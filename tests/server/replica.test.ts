@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
 import { decision, hook } from "../support/hook_run.ts";
-import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { BINARY, requireBinary, Server } from "../support/server.ts";
 import { type Sqld, sqldMissing, startSqld } from "../support/sqld.ts";
 
 const skip = sqldMissing();

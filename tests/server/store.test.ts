@@ -14,7 +14,7 @@ import { startHttpChild } from "../http/start.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decision, hook } from "../support/hook_run.ts";
-import { BINARY, requireBinary, Server } from "../protocol/server.ts";
+import { BINARY, requireBinary, Server } from "../support/server.ts";
 import { defaultStateDir } from "../../src/store/server_config.ts";
 import { jwtKeys, type Sqld, sqldMissing, startSqld, useSqld } from "../support/sqld.ts";
 

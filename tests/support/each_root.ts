@@ -7,7 +7,7 @@
 import { afterEach, beforeEach } from "node:test";
 import { removeDir } from "./helpers.ts";
 import { testRoot } from "./sqld.ts";
-import { Server, TARGETS } from "../protocol/server.ts";
+import { Server, TARGETS } from "./server.ts";
 
 export interface ServeEachTest {
   /** Starts `longrun serve --root <this test's root>`, with `env` added to the environment. */

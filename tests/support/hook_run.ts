@@ -1,6 +1,6 @@
 /** Runs `longrun hook claude <event>` as Claude Code does: the JSON payload on stdin of a real process of the binary. */
 import { run } from "./helpers.ts";
-import { BINARY, requireBinary } from "../protocol/server.ts";
+import { BINARY, requireBinary } from "./server.ts";
 
 export async function hook(root: string, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) {
   requireBinary();

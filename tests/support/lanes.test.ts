@@ -18,11 +18,11 @@ describe("the fast lane", () => {
     const files: Record<string, string> = {
       [join(REPO, "tests", "x", "a.test.ts")]: `import { b } from "./b.ts";`,
       [join(REPO, "tests", "x", "b.ts")]: `import { c } from "./c.ts";`,
-      [join(REPO, "tests", "x", "c.ts")]: `import { BINARY } from "../protocol/server.ts";`,
-      [join(REPO, "tests", "protocol", "server.ts")]: `import { spawn } from "node:child_process";`,
+      [join(REPO, "tests", "x", "c.ts")]: `import { BINARY } from "../support/server.ts";`,
+      [join(REPO, "tests", "support", "server.ts")]: `import { spawn } from "node:child_process";`,
     };
     const reasons = whyNotFast(join(REPO, "tests", "x", "a.test.ts"), (p) => files[p] ?? null);
-    assert.deepEqual(reasons, ["tests/protocol/server.ts: child process"]);
+    assert.deepEqual(reasons, ["tests/support/server.ts: child process"]);
     files[join(REPO, "tests", "x", "c.ts")] = `import { tempDir, until } from "../support/helpers.ts";`;
     assert.deepEqual(whyNotFast(join(REPO, "tests", "x", "a.test.ts"), (p) => files[p] ?? null), []);
   });

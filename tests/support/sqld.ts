@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { dirCleanups, REPO, removeDir, tempDir } from "./helpers.ts";
 import { rmSync, writeFileSync } from "node:fs";
 import { after, before } from "node:test";
-import { requireBinary } from "../protocol/server.ts";
+import { requireBinary } from "./server.ts";
 
 const PLATFORM: Record<string, string> = { "linux-x64": "linux-x64", "linux-arm64": "linux-arm64", "darwin-x64": "darwin-x64", "darwin-arm64": "darwin-arm64" };
 

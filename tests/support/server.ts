@@ -2,7 +2,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, rootArgv, scriptArgv, until } from "../support/helpers.ts";
+import { REPO, rootArgv, scriptArgv, until } from "./helpers.ts";
 
 export interface Target {
   name: string;
