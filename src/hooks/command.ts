@@ -13,19 +13,15 @@ import { readFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, turnEndPath, userPromptSubmit } from "./claude.ts";
 import { loadHookConfig } from "./config.ts";
+import { HOOK_EVENTS } from "./events.ts";
 import { loadOwn } from "../runtime/load.ts";
 import { protectedRootRefusal } from "../root/place.ts";
 
 /** How long each hook may take before it answers on its own (installed timeouts are far longer). */
-export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = {
-  PreToolUse: 4_000,
-  UserPromptSubmit: 15_000,
-  SessionStart: 30_000,
-  Stop: 30_000,
-  PreCompact: 30_000,
-};
+export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, HOOK_EVENTS[e].deadlineMs])) as Record<ClaudeEvent, number>;
 
-const BLOCKING: ReadonlySet<string> = new Set(["PreToolUse", "UserPromptSubmit"]);
+/** The events whose failure blocks (a hook that cannot decide denies): the table's `blocking` column. */
+const BLOCKING: ReadonlySet<string> = new Set(CLAUDE_EVENTS.filter((e) => HOOK_EVENTS[e].blocking));
 
 /** The largest hook input read; Claude Code's payloads are far smaller. */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;

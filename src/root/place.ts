@@ -1,12 +1,12 @@
 /**
- * Where a root may not be: inside a protected location (`PROTECTED` in src/hooks/protect.ts, the
+ * Where a root may not be: inside a protected location (`PROTECTED` in src/root/protected.ts, the
  * table the gate and the sandbox use), or inside git's own directory. A root there would lay out
  * `.longrun/`, `memory.db` and `raw_data/` inside files the agent may not reach, or inside another
  * root's (`<root>/.longrun` as a root nests without end). Every route resolves its roots through
  * `resolveRoot` (src/root/root.ts), which asks this module; it imports no libSQL, so a hook can ask too.
  */
 import { realpathSync, statSync } from "node:fs";
-import { PROTECTED } from "../hooks/protect.ts";
+import { PROTECTED } from "./protected.ts";
 import { ROOT_PATHS } from "./layout.ts";
 
 /** Beyond the protected table: git's own directory as a whole (git rewrites and prunes it). */

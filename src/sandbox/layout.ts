@@ -1,12 +1,12 @@
 /**
  * The protected places as the sandbox sees them: the gate's table (`PROTECTED` in
- * src/hooks/protect.ts) turned into paths relative to the directory they sit in (a longrun root,
+ * src/root/protected.ts) turned into paths relative to the directory they sit in (a longrun root,
  * a git directory, the home directory), each with what the boundary does there and what it puts in
  * place of one that does not exist yet. The names come from the gate's table; what a mount needs
  * and the table cannot say (file or directory, placeholder or not) and the few git files the
  * gate's parser never meets but git reads come from the root's layout (src/root/layout.ts).
  */
-import { PROTECTED, type ProtectedRule } from "../hooks/protect_table.ts";
+import { PROTECTED, type ProtectedRule } from "../root/protected.ts";
 import { LAYOUT, type Placeholder } from "../root/layout.ts";
 
 /**
