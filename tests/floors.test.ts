@@ -2,7 +2,7 @@
  * The house's floors, enforced: every room of src/ (a folder, or a file at the top) sits on one
  * floor of FLOORS, an import from one room to another goes down a floor, never up or across, and
  * no file reaches itself through imports (no circle, type imports included). CONTRIBUTING.md draws
- * the same table.
+ * the same table (floorsPicture), checked here.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -28,6 +28,16 @@ export const FLOORS: readonly { floor: number; rooms: readonly string[]; holds: 
 ];
 
 const SRC = join(REPO, "src");
+
+/** The floors as CONTRIBUTING.md draws them, top floor first: the floor, its rooms, what they hold. */
+export function floorsPicture(floors: typeof FLOORS): string {
+  const name = (r: string) => (r.endsWith(".ts") ? r : `${r}/`);
+  const width = Math.max(...floors.map((f) => f.rooms.map(name).join(" ").length));
+  return [...floors]
+    .sort((a, b) => b.floor - a.floor)
+    .map((f) => `${String(f.floor).padStart(2)}  ${f.rooms.map(name).join(" ").padEnd(width)}  ${f.holds}`)
+    .join("\n");
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -133,6 +143,13 @@ describe("the floors of src/", () => {
 
   test("no file reaches itself through imports (no circle, type imports included)", () => {
     assert.deepEqual(circles(graph), []);
+  });
+
+  test("CONTRIBUTING.md draws these floors (its picture is floorsPicture's text)", () => {
+    const text = readFileSync(join(REPO, "CONTRIBUTING.md"), "utf8");
+    const m = /<!-- floors -->\n```\n([\s\S]*?)\n```\n<!-- \/floors -->/.exec(text);
+    assert.ok(m, "CONTRIBUTING.md has a <!-- floors --> picture");
+    assert.equal(m[1], floorsPicture(FLOORS));
   });
 
   test("the checks can fail: an arrow up, an arrow across, an unplaced room and a circle are reported", () => {
