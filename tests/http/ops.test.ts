@@ -5,15 +5,16 @@
  * `deno run` for the probes and the logs), spoken to over real sockets on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Logger, MAX_BACKLOG_BYTES } from "../../src/http/log.ts";
-import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
+import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../support/server.ts";
 import { raw } from "./raw.ts";
+import { startHttpChild } from "./start.ts";
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -28,31 +29,18 @@ interface Running {
   stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; stderr: string }>;
 }
 
-/** Starts `longrun http` with `args` (no --root or --port added: the environment may give them). */
+/** Starts `longrun http` with `args` (no --root or --port added: the environment may give them), in an environment without this process's LONGRUN_ variables. */
 async function start(argv: string[], args: string[], env: Record<string, string> = {}): Promise<Running> {
-  if (argv[0] === BINARY) requireBinary();
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LONGRUN_"))) as Record<string, string>;
-  const child = spawn(argv[0]!, [...argv.slice(1), "http", ...args], { cwd: REPO, env: { ...clean, ...env } });
-  let out = "";
-  let err = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-  const line = await until(() => out.split("\n").find((l) => l.startsWith("{")) ?? (child.exitCode !== null ? `exit:${child.exitCode}` : null), `the http server's first line (stderr: ${err})`, 30_000);
-  if (line.startsWith("exit:")) throw new Error(`longrun http exited (${line}): ${err}`);
-  const info = JSON.parse(line) as { url: string; token_file: string; tokens: string };
+  const h = await startHttpChild(argv, args, env, { cleanEnv: true });
   return {
-    child,
-    url: info.url,
-    port: Number(new URL(info.url).port),
-    tokenFile: info.token_file,
-    tokensFrom: info.tokens,
-    err: () => err,
-    exited,
-    stop: async (signal = "SIGTERM") => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
-      return { code: await exited, stderr: err };
-    },
+    child: h.child,
+    url: h.info.url,
+    port: h.port,
+    tokenFile: h.info.token_file,
+    tokensFrom: h.info.tokens,
+    err: h.stderr,
+    exited: h.exited,
+    stop: async (signal = "SIGTERM") => ({ code: await h.stop(signal), stderr: h.stderr() }),
   };
 }
 

@@ -29,7 +29,7 @@ interface Running {
 async function startHttp(target: string[] | Target, root: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   const argv = Array.isArray(target) ? target : target.argv;
   const h = await startHttpChild(argv, ["--root", root, "--port", "0", ...extra], env);
-  return { child: h.child, url: h.info.url, port: h.port, tokenFile: h.info.token_file, exited: h.exited, stop: h.stop };
+  return { child: h.child, url: h.info.url, port: h.port, tokenFile: h.info.token_file, exited: h.exited, stop: async () => void (await h.stop()) };
 }
 
 const bodyOf = (text: string): any => JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4));

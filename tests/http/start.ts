@@ -6,18 +6,23 @@ import { BINARY, requireBinary } from "../support/server.ts";
 export interface HttpChild {
   child: ChildProcessWithoutNullStreams;
   /** The first stdout line: `url`, `token_file`, `tokens`, `page` (the one-time login link). */
-  info: { url: string; token_file: string; page: string };
+  info: { url: string; token_file: string; tokens: string; page: string };
   port: number;
   stderr: () => string;
   exited: Promise<number | null>;
-  /** SIGTERM unless it already ended; resolves once it has. */
-  stop(): Promise<void>;
+  /** `signal` (SIGTERM) unless it already ended; resolves to its exit code once it has. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `argv… http <args>` (argv: the binary, or `deno run … src/main.ts`) and waits for its first line. */
-export async function startHttpChild(argv: readonly string[], args: readonly string[], env: Record<string, string> = {}): Promise<HttpChild> {
+/**
+ * Runs `argv… http <args>` (argv: the binary, or `deno run … src/main.ts`) and waits for its first
+ * line. `env` is added to this process's environment; with `cleanEnv`, to it without its LONGRUN_
+ * variables (the configuration by environment is then only what the test gives).
+ */
+export async function startHttpChild(argv: readonly string[], args: readonly string[], env: Record<string, string> = {}, options: { cleanEnv?: boolean } = {}): Promise<HttpChild> {
   if (argv[0] === BINARY) requireBinary();
-  const child = spawn(argv[0]!, [...argv.slice(1), "http", ...args], { cwd: REPO, env: { ...process.env, ...env } });
+  const base = options.cleanEnv ? Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LONGRUN_"))) : process.env;
+  const child = spawn(argv[0]!, [...argv.slice(1), "http", ...args], { cwd: REPO, env: { ...base, ...env } });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -28,9 +33,9 @@ export async function startHttpChild(argv: readonly string[], args: readonly str
     return out.split("\n").find((l) => l.startsWith("{"));
   }, `the http server's first line (stderr: ${err})`, 30_000);
   const info = JSON.parse(line) as HttpChild["info"];
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    await exited;
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal); // not child.kill: under Deno the exit code was then null where SIGTERM exits 0
+    return exited;
   };
   return { child, info, port: Number(new URL(info.url).port), stderr: () => err, exited, stop };
 }
