@@ -20,13 +20,17 @@ export interface FindArg {
 /** `git -c KEY=VALUE` may only set keys that cannot make git run a program. */
 const GIT_SAFE_KEYS = /^(user\.(name|email)|commit\.gpgsign|tag\.gpgsign|core\.autocrlf|core\.quotepath|init\.defaultbranch|color\.[a-z.]+|advice\.[a-z]+|pull\.rebase|push\.default|merge\.ff|rebase\.autostash|core\.safecrlf|diff\.renames|log\.showsignature)$/;
 
+/** git's options before the subcommand that take the next word as their value. */
+const GIT_VALUED_GLOBALS = new Set(["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds", "--attr-source"]);
+
 export function gitConfigOverride(after: readonly string[]): string | null {
   for (let k = 0; k < after.length; k++) {
     const t = after[k]!;
     if (t === "--config-env" || t.startsWith("--config-env=")) return "git --config-env can make git run any program";
     let setting: string | undefined;
-    if (t === "-c") setting = after[k + 1];
+    if (t === "-c") setting = after[++k]; // its value is no subcommand: the options go on after it
     else if (t.startsWith("-c") && t.length > 2) setting = t.slice(2);
+    else if (GIT_VALUED_GLOBALS.has(t)) k++; // `git -C src -c …`: a directory, not the subcommand
     else if (!t.startsWith("-")) break; // the subcommand: its own -c means something else
     if (setting === undefined) continue;
     const key = setting.split("=")[0]!.toLowerCase();
@@ -255,7 +259,7 @@ export const LEASE_PROGRAMS: Readonly<Record<string, { rule: string; why: string
   "git -c": {
     rule: "gitConfigOverride",
     why: "configuration set on the command line can make git run any program (core.pager, core.fsmonitor, alias.x=!…)",
-    examples: { pass: ["git -c color.ui=never log", "git -c user.name=x -c user.email=y log"], refused: ["git -c core.fsmonitor=id status", "git -c alias.x='!ls' x", "git --config-env=core.pager=X log"] },
+    examples: { pass: ["git -c color.ui=never log", "git -c user.name=x -c user.email=y log"], refused: ["git -c core.fsmonitor=id status", "git -c alias.x='!ls' x", "git --config-env=core.pager=X log", "git -c user.name=x -c core.pager='sh x.sh' log", "git -C src -c core.pager='sh x.sh' log", "git --git-dir .git -c core.fsmonitor=id status"] },
   },
   "git config": {
     rule: "gitConfigWrite",
