@@ -101,7 +101,7 @@ export function packageScriptRefusal(words: readonly string[], ctx: ProtectConte
     return null; // npm refuses a broken package.json too
   }
   for (const key of [`pre${name}`, name, `post${name}`]) {
-    const body = scripts[key];
+    const body = typeof scripts === "object" && scripts !== null && Object.hasOwn(scripts, key) ? scripts[key] : undefined;
     if (typeof body !== "string") continue;
     const why = shell(body);
     if (why) return `package.json's ${key} script ${why}`;
