@@ -1,24 +1,27 @@
 /**
- * The reference process for bench/stdio_roundtrip.py: the least a JSON-RPC stdio server can do.
- * Reads newline-delimited JSON from stdin, answers each line with a response carrying its id.
- * Same I/O path as `longrun serve` (node:process stdin "data" events, process.stdout.write).
- * Build: node_modules/.bin/bun build --compile bench/echo.ts --outfile dist/bench-echo
+ * The reference process for bench/stdio_roundtrip.py: the least a JSON-RPC stdio server can do over
+ * longrun's own framing. It is `serveStdio` (src/stdio/server.ts) wired exactly as `longrun serve`
+ * wires it (src/cli/serve.ts: the same stdin source, the same LineFramer, the same writes), with a
+ * dispatcher that answers every line with its id and does nothing else. So the echo pays for the
+ * same way of reading stdin as the server, and nothing the server does not pay; keep the `input`
+ * and `output` below the same as serve.ts's when that changes.
+ * Build (bench/stdio_roundtrip.py does it, like scripts/compile.ts: bytecode, CommonJS, minified):
+ *   node_modules/.bin/bun build --compile --bytecode --format=cjs --minify bench/echo.ts --outfile dist/bench-echo
  */
-let buffered = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  buffered += chunk;
-  for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    if (line.trim() === "") continue;
+import type { Dispatcher } from "../src/rpc/dispatcher.ts";
+import { serveStdio } from "../src/stdio/server.ts";
+
+const echo = {
+  handleText(line: string): Promise<string | null> {
     let id: unknown = null;
     try {
-      id = JSON.parse(line).id ?? null;
+      id = (JSON.parse(line) as { id?: unknown }).id ?? null;
     } catch {
       // answer with id null, as a server would for a parse error
     }
-    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result: { ok: true } }) + "\n");
-  }
-});
-process.stdin.on("end", () => process.exit(0));
+    return Promise.resolve(JSON.stringify({ jsonrpc: "2.0", id, result: { ok: true } }));
+  },
+} as unknown as Dispatcher;
+
+// No top-level await: the build is CommonJS, like longrun's.
+void serveStdio({ dispatcher: echo, input: process.stdin, output: process.stdout }).then(() => process.exit(0));
