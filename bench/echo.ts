@@ -5,8 +5,8 @@
  * dispatcher that answers every line with its id and does nothing else. So the echo pays for the
  * same way of reading stdin as the server, and nothing the server does not pay; keep the `input`
  * and `output` below the same as serve.ts's when that changes.
- * Build (bench/stdio_roundtrip.py does it, like scripts/compile.ts: bytecode, CommonJS, minified):
- *   node_modules/.bin/bun build --compile --bytecode --format=cjs --minify bench/echo.ts --outfile dist/bench-echo
+ * Build (bench/stdio_roundtrip.py does it, the way scripts/compile.ts builds longrun):
+ *   node_modules/.bin/bun bench/lib/compile_like.ts bench/echo.ts dist/bench-echo
  */
 import type { Dispatcher } from "../src/rpc/dispatcher.ts";
 import { serveStdio } from "../src/stdio/server.ts";

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): process time of the Claude Code PreToolUse gate, start to exit.
 
-Runs `dist/longrun hook claude PreToolUse` with real payloads against real roots: a Write under a
+Runs `dist/longrun hook claude PreToolUse` with real payloads against real roots: a Read, a Write under a
 granted lease (the pass path: no output), a Write with no task (the deny path), a read-only Bash
 command (`git status`: the allowlist plus git's configuration check, which runs `git config`)
 and a Bash command under the lease (the shell reader's protected-path checks), alternating with
@@ -11,7 +11,7 @@ both. Prints medians, p90 and the ratio to the reference.
 
 Target (issue 9): every gate case within 1.3x of that floor (issue 4's: median under 15 ms).
 
-Usage: python3 bench/hook_gate.py [runs]
+Usage: python3 bench/hook_gate.py [runs] [--json]   (--json: one JSON object, for bench/run.ts)
 """
 import json
 import os
@@ -22,7 +22,7 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(REPO, "dist", "longrun")
+BIN = os.environ.get("LONGRUN_BIN") or os.path.join(REPO, "dist", "longrun")
 BUN = os.path.join(REPO, "node_modules", ".bin", "bun")
 HELLO = os.path.join(REPO, "dist", "bench-hello")
 
@@ -31,8 +31,8 @@ def build_reference():
     src = os.path.join(tempfile.mkdtemp(), "hello.ts")
     with open(src, "w") as f:
         f.write('import { readFileSync } from "node:fs";\nconst input = JSON.parse(readFileSync(0, "utf8"));\nconsole.log(JSON.stringify({ seen: typeof input }));\n')
-    # Built the way compile.sh builds longrun (bytecode, CommonJS, minified), so only the work differs.
-    subprocess.run([BUN, "build", "--compile", "--bytecode", "--format=cjs", "--minify", src, "--outfile", HELLO], check=True, capture_output=True)
+    # Built the way scripts/compile.ts builds longrun (bench/lib/compile_like.ts), so only the work differs.
+    subprocess.run([BUN, os.path.join(REPO, "bench", "lib", "compile_like.ts"), src, HELLO], check=True, capture_output=True)
 
 
 def answer(argv, stdin):
@@ -41,6 +41,17 @@ def answer(argv, stdin):
     if p.returncode != 0:
         raise SystemExit(f"{argv} exited {p.returncode}: {p.stderr.decode()}")
     return p.stdout
+
+
+def decided(out):
+    """The hook's answer: "none" (no output: pass), its permissionDecision, or "wrapped" (a Bash
+    command passed, rewritten to run inside `longrun sandbox`, issue 22)."""
+    if not out.strip():
+        return "none"
+    specific = json.loads(out)["hookSpecificOutput"]
+    if "permissionDecision" in specific:
+        return specific["permissionDecision"]
+    return "wrapped" if "updatedInput" in specific else "?"
 
 
 def timed(argv, stdin_path):
@@ -58,7 +69,9 @@ def timed(argv, stdin_path):
 
 
 def main():
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    args = [a for a in sys.argv[1:] if a != "--json"]
+    as_json = "--json" in sys.argv[1:]
+    runs = int(args[0]) if args else 60
     if not os.path.exists(BIN):
         raise SystemExit("dist/longrun is missing: run ./compile.sh first")
     build_reference()
@@ -72,23 +85,27 @@ def main():
     def payload(root):
         return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": os.path.join(root, "a.txt"), "content": "x"}}).encode()
 
+    def read(root):
+        return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": os.path.join(root, "README.md")}}).encode()
+
     def bash(root, command):
         return json.dumps({"hook_event_name": "PreToolUse", "cwd": root, "tool_name": "Bash", "tool_input": {"command": command}}).encode()
 
     gate = [BIN, "hook", "claude", "PreToolUse", "--root"]
     cases = {
+        "gate, Read passes": (gate + [granted], read(granted), "none"),
         "gate, Write passes (lease granted)": (gate + [granted], payload(granted), "none"),
         "gate, Write denied (no task)": (gate + [empty], payload(empty), "deny"),
-        "gate, read-only Bash `git status` passes": (gate + [granted], bash(granted, "git status --short"), "none"),
-        "gate, Bash under the lease passes": (gate + [granted], bash(granted, "mkdir -p build && cp -r src build/ && npm test -- --grep parser"), "none"),
+        "gate, read-only Bash `git status` passes": (gate + [granted], bash(granted, "git status --short"), ("none", "wrapped")),
+        "gate, Bash under the lease passes": (gate + [granted], bash(granted, "mkdir -p build && cp -r src build/ && npm test -- --grep parser"), ("none", "wrapped")),
         "reference: compiled Bun stdin-to-stdout floor": ([HELLO], payload(granted), None),
     }
     samples = {k: [] for k in cases}
     inputs = {}
     for name, (argv, stdin, decision) in cases.items():
         out = answer(argv, stdin)
-        got = decision and ("none" if not out.strip() else json.loads(out)["hookSpecificOutput"]["permissionDecision"])
-        if decision and got != decision:
+        got = decision and decided(out)
+        if decision and got not in (decision if isinstance(decision, tuple) else (decision,)):
             raise SystemExit(f"{name}: unexpected answer {out!r}")
         path = os.path.join(tempfile.mkdtemp(), "stdin.json")
         with open(path, "wb") as f:
@@ -101,6 +118,9 @@ def main():
         for name, (argv, _s, _d) in cases.items():
             samples[name].append(timed(argv, inputs[name]))
     ref = statistics.median(samples["reference: compiled Bun stdin-to-stdout floor"])
+    if as_json:
+        print(json.dumps({"runs": runs, "reference_ms": ref, "cases": {k: statistics.median(xs) for k, xs in samples.items()}}))
+        return
     print(f"PreToolUse gate, process start to exit, {runs} runs each, interleaved ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores)\n")
     print("| case | median ms | p90 ms | median / reference |")
     print("|---|---:|---:|---:|")

@@ -2,13 +2,14 @@
  * Benchmark (not a test): HTTP `writes.require` throughput of `longrun http` against bare
  * `Bun.serve` answering the same JSON, 16 keep-alive connections, on 127.0.0.1.
  *
- *   node_modules/.bin/bun bench/http_throughput.ts [seconds per run, default 5] [rounds, default 3]
+ *   node_modules/.bin/bun bench/http_throughput.ts [seconds per run, default 5] [rounds, default 3] [--json]
  *
- * Builds dist/bench-http-bare (bench/http_bare.ts, compiled like longrun), starts `dist/longrun http`
+ * Builds dist/bench-http-bare (bench/http_bare.ts, compiled like longrun by bench/lib/compile_like.ts), starts `dist/longrun http`
  * on a fresh root with a task and a granted lease, captures its answer to one `writes.require`
  * (agent token) and gives the same bytes to the bare server. Then rounds of: longrun, bare — each
  * loaded by bench/lib/http_load.ts (a separate process, raw sockets) with the same request. Prints
- * req/s per round, medians and the ratio. Target (issue 9): longrun >= 0.7x bare.
+ * req/s per round, medians and the ratio (`--json`: one JSON object, for bench/run.ts). Target
+ * (issue 9): longrun >= 0.7x bare.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -16,13 +17,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, REPO } from "./lib/stdio_client.ts";
 
-const seconds = Number(process.argv[2] ?? 5);
-const rounds = Number(process.argv[3] ?? 3);
+const args = process.argv.slice(2).filter((a) => a !== "--json");
+const json = process.argv.includes("--json");
+const seconds = Number(args[0] ?? 5);
+const rounds = Number(args[1] ?? 3);
 const BUN = join(REPO, "node_modules/.bin/bun");
 const BARE = join(REPO, "dist/bench-http-bare");
 const CONNECTIONS = 16;
 
-const built = spawnSync(BUN, ["build", "--compile", join(REPO, "bench/http_bare.ts"), "--outfile", BARE], { stdio: "inherit" });
+const built = spawnSync(BUN, [join(REPO, "bench/lib/compile_like.ts"), join(REPO, "bench/http_bare.ts"), BARE], { stdio: "inherit" });
 if (built.status !== 0) throw new Error("could not build the reference server");
 
 function firstLine(child: ReturnType<typeof spawn>): Promise<string> {
@@ -36,7 +39,9 @@ function firstLine(child: ReturnType<typeof spawn>): Promise<string> {
 }
 
 const root = mkdtempSync(join(tmpdir(), "longrun-bench-http-"));
-const lr = spawn(BIN, ["http", "--root", root, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+// Its request log (one stderr line per request, on by default) goes to /dev/null: still formatted
+// and written, as in use, but not to the terminal.
+const lr = spawn(BIN, ["http", "--root", root, "--port", "0"], { stdio: ["ignore", "pipe", "ignore"] });
 let bare: ReturnType<typeof spawn> | null = null;
 process.on("exit", () => {
   lr.kill("SIGKILL");
@@ -74,12 +79,16 @@ const b: number[] = [];
 for (let i = 0; i < rounds; i++) {
   a.push(load(lrPort));
   b.push(load(barePort));
-  console.error(`round ${i + 1}: longrun ${a.at(-1)} req/s, bare ${b.at(-1)} req/s`);
+  if (!json) console.error(`round ${i + 1}: longrun ${a.at(-1)} req/s, bare ${b.at(-1)} req/s`);
 }
 lr.kill("SIGTERM");
 bare.kill("SIGTERM");
 rmSync(root, { recursive: true, force: true });
 const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+if (json) {
+  console.log(JSON.stringify({ connections: CONNECTIONS, seconds, longrun_rps: a, bare_rps: b }));
+  process.exit(0);
+}
 console.log(`HTTP writes.require, ${CONNECTIONS} keep-alive connections, ${seconds} s x ${rounds} rounds (${new Date().toISOString().slice(0, 10)})\n`);
 console.log("| server | req/s per round | median | ratio |");
 console.log("|---|---|---:|---:|");

@@ -35,14 +35,11 @@ TARGET = 1.3  # issue 26 (issue 4: 1.5)
 
 
 def build_echo():
-    sources = [ECHO_SRC, os.path.join(REPO, "src", "stdio", "server.ts"), os.path.join(REPO, "src", "rpc", "framing.ts")]
-    if os.path.exists(ECHO) and all(os.path.getmtime(ECHO) >= os.path.getmtime(s) for s in sources):
-        return
-    # Built the way scripts/compile.ts builds longrun (bytecode, CommonJS, minified).
-    tmp = ECHO + ".tmp.%d" % os.getpid()
-    subprocess.run([BUN, "build", "--compile", "--bytecode", "--format=cjs", "--minify", ECHO_SRC, "--outfile", tmp],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    os.replace(tmp, ECHO)
+    # Built the way scripts/compile.ts builds longrun (bench/lib/compile_like.ts; rebuilt when it or
+    # the server code it shares with longrun changed).
+    deps = [os.path.join(REPO, "src", "stdio", "server.ts"), os.path.join(REPO, "src", "rpc", "framing.ts")]
+    subprocess.run([BUN, os.path.join(REPO, "bench", "lib", "compile_like.ts"), ECHO_SRC, ECHO],
+                   env={**os.environ, "LONGRUN_BENCH_DEPS": ":".join(deps)}, check=True, stdout=subprocess.DEVNULL)
 
 
 class Pipe:

@@ -4,16 +4,21 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const REPO = new URL("../..", import.meta.url).pathname;
-export const BIN = join(REPO, "dist", "longrun");
+/** The executable under test: $LONGRUN_BIN (bench/run.ts sets it), else dist/longrun. */
+export const BIN = process.env.LONGRUN_BIN || join(REPO, "dist", "longrun");
 
 export class Serve {
   readonly child: ChildProcessWithoutNullStreams;
   #buf = "";
   #waiting = new Map<number, (v: { result?: unknown; error?: { message: string } }) => void>();
   #id = 1;
-  /** `root`: a directory (`--root`), or the arguments that name the root (`--store URL --project KEY …`). */
-  constructor(root: string | string[]) {
-    this.child = spawn(BIN, ["serve", ...(typeof root === "string" ? ["--root", root] : root)], { stdio: ["pipe", "pipe", "pipe"] });
+  /**
+   * `root`: a directory (`--root`), or the arguments that name the root (`--store URL --project KEY …`).
+   * `command`: another stdio JSON-RPC server to speak to instead of `longrun serve` (a reference).
+   */
+  constructor(root: string | string[], command?: readonly string[]) {
+    const argv = command ?? [BIN, "serve", ...(typeof root === "string" ? ["--root", root] : root)];
+    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
       this.#buf += d;
       let nl: number;
