@@ -322,6 +322,17 @@ export const MIGRATIONS: Migration[] = [
     name: "receipt kinds: a tool call, a model request or a child run, each counted where it belongs (core/ledger/receipts.ts)",
     sql: [`ALTER TABLE receipts ADD COLUMN kind TEXT NOT NULL DEFAULT 'tool_call' CHECK (kind IN ('tool_call', 'model_request', 'child_run'))`],
   },
+  {
+    version: 11,
+    name: "blob references indexed: orphan collection asks per blob whether any row names it (src/store/blobs.ts)",
+    sql: [
+      // most memories keep their body inline: only the few with a blob are in the index
+      `CREATE INDEX IF NOT EXISTS memories_by_raw_ref ON memories(raw_ref) WHERE raw_ref IS NOT NULL`,
+      `CREATE INDEX IF NOT EXISTS artifacts_by_ref ON artifacts(ref)`,
+      `CREATE INDEX IF NOT EXISTS artifact_attachments_by_ref ON artifact_attachments(ref) WHERE ref IS NOT NULL`,
+      `CREATE INDEX IF NOT EXISTS contexts_by_path ON contexts(path)`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

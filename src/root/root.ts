@@ -18,12 +18,12 @@ import { rebuildMemoryIndex } from "../memory/reindex.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../db/schema.ts";
 import { searchMemories } from "../memory/search.ts";
 import { SLICE_SIZE_SQL, sliceSizeOf } from "../memory/slices.ts";
-import { claimProject, foldWal, probeRead, referencedBlobs } from "../store/root_db.ts";
+import { claimProject, foldWal, probeRead } from "../store/root_db.ts";
 import { LibsqlMemory, type Searcher } from "../memory/store.ts";
 import { InProcessSearcher, WorkerSearcher } from "../memory/worker_client.ts";
 import { removeOrphanTemps } from "../store/atomic.ts";
-import { type BlobStore, fileBlobs } from "../store/blobs.ts";
-import { dbBlobs } from "../store/db_blobs.ts";
+import { type BlobStore, type CollectPace, fileBlobs } from "../store/blobs.ts";
+import { blobsNamed, dbBlobs } from "../store/db_blobs.ts";
 import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "../store/server_config.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
@@ -335,10 +335,16 @@ export class Root {
   /**
    * Removes blobs in `raw_data/` that no row names and that are older than `graceMs` (left by a
    * process killed between writing a body and committing its row). Servers run it once after
-   * opening a root, in the background. Returns the file names removed.
+   * opening a root, in the background: a few blobs a step, each step an indexed probe on the
+   * writing connection (the Worker's), with a turn of the event loop between steps, so the
+   * requests that arrive meanwhile (the first one included) never wait for it, whatever the size
+   * of the memory. `pace.step` is the tests' seam to hold it between steps. Returns the file
+   * names removed.
    */
-  async collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS): Promise<string[]> {
-    return this.blobs.collectOrphans(await referencedBlobs(this.db), graceMs);
+  collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS, pace?: CollectPace): Promise<string[]> {
+    if (this.#closed) return Promise.resolve([]);
+    const db = this.db;
+    return this.blobs.collectOrphans((refs) => (this.#closed ? Promise.resolve(new Set(refs)) : blobsNamed(db, refs)), graceMs, pace);
   }
 
   /** A trivial read of the task store and of memory on each of the database's connections (`GET /ready`). */

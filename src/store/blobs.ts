@@ -3,7 +3,8 @@
  * written atomically, with size and sha256 recorded by whoever indexes them, and checked on read.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { readFileSync, unlinkSync } from "node:fs";
+import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
@@ -60,29 +61,58 @@ export function removeBlob(rawDir: string, ref: string): void {
   }
 }
 
+/** Which of the given references some row names (one indexed probe per reference: db_blobs.ts `blobsNamed`). */
+export type NamedAmong = (refs: readonly string[]) => Promise<ReadonlySet<string>>;
+
+/** How orphan collection paces itself, so it never stands in a request's way. */
+export interface CollectPace {
+  /** Blobs looked at per step (default 64): one probe of the database per step. */
+  batch?: number;
+  /** Awaited before each step (default: a macrotask turn, so requests queued meanwhile go first). Tests hold the collection here. */
+  step?: () => Promise<void>;
+}
+
+export const COLLECT_BATCH = 64;
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /**
  * Blobs no row refers to: written by a process that was killed before its commit (a blob is
  * written before the row that names it). Only files older than `graceMs` are removed, so a blob
- * another process has just written for a commit still in flight is never taken from it. `refs`
- * are every `raw_data/…` reference the database holds. Returns the names removed.
+ * another process has just written for a commit still in flight is never taken from it. Walks
+ * `raw_data/` in small steps, each a stat per file and one indexed probe (`named`) for the old
+ * ones, with a turn of the event loop between steps: its cost grows with the blobs, never with
+ * the memories, and no step holds anything a request waits for. Returns the names removed.
  */
-export function removeOrphanBlobs(rawDir: string, refs: ReadonlySet<string>, graceMs: number, now = Date.now()): string[] {
+export async function removeOrphanBlobs(rawDir: string, named: NamedAmong, graceMs: number, pace: CollectPace = {}): Promise<string[]> {
   const removed: string[] = [];
   let names: string[];
   try {
-    names = readdirSync(rawDir);
+    names = (await readdir(rawDir)).filter((n) => BLOB_NAME.test(n));
   } catch {
     return removed;
   }
-  for (const name of names) {
-    if (!BLOB_NAME.test(name) || refs.has(`raw_data/${name}`)) continue;
-    const path = join(rawDir, name);
-    try {
-      if (now - statSync(path).mtimeMs < graceMs) continue;
-      unlinkSync(path);
-      removed.push(name);
-    } catch {
-      // gone already, or not ours to remove: left alone
+  const batch = pace.batch ?? COLLECT_BATCH;
+  for (let i = 0; i < names.length; i += batch) {
+    await (pace.step ?? nextTurn)();
+    const now = Date.now();
+    const old: string[] = [];
+    for (const name of names.slice(i, i + batch)) {
+      try {
+        if (now - (await stat(join(rawDir, name))).mtimeMs >= graceMs) old.push(name);
+      } catch {
+        // gone already
+      }
+    }
+    if (!old.length) continue;
+    const kept = await named(old.map((n) => `raw_data/${n}`));
+    for (const name of old) {
+      if (kept.has(`raw_data/${name}`)) continue;
+      try {
+        await unlink(join(rawDir, name));
+        removed.push(name);
+      } catch {
+        // gone already, or not ours to remove: left alone
+      }
     }
   }
   return removed;
@@ -105,8 +135,8 @@ export interface BlobStore {
   get(ref: string, sha256: string, what: string): Promise<Uint8Array>;
   /** Removes a blob whose row did not commit (best effort). */
   remove(ref: string): Promise<void>;
-  /** Removes blobs older than `graceMs` that none of `refs` names; returns their names. */
-  collectOrphans(refs: ReadonlySet<string>, graceMs: number): Promise<string[]>;
+  /** Removes blobs older than `graceMs` that no row names (`named` says which are), a few at a time; returns their names. */
+  collectOrphans(named: NamedAmong, graceMs: number, pace?: CollectPace): Promise<string[]>;
 }
 
 /** Blobs as files in a root's `raw_data/`. */
@@ -121,7 +151,7 @@ export function fileBlobs(rawDir: string): BlobStore {
       }
     },
     remove: (ref) => Promise.resolve(removeBlob(rawDir, ref)),
-    collectOrphans: (refs, graceMs) => Promise.resolve(removeOrphanBlobs(rawDir, refs, graceMs)),
+    collectOrphans: (named, graceMs, pace) => removeOrphanBlobs(rawDir, named, graceMs, pace),
   };
 }
 

@@ -7,8 +7,29 @@
 import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
 import type { Database } from "../db/database.ts";
-import { type Blob, blobRef, type BlobStore, sha256Hex } from "./blobs.ts";
+import { type Blob, blobRef, type BlobStore, COLLECT_BATCH, type CollectPace, type NamedAmong, sha256Hex } from "./blobs.ts";
 import type { SqlExec } from "../db/sql.ts";
+
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Which of `refs` a row names: memories' raw bodies, artifacts and their attachments,
+ * externalised contexts (every column that holds a blob reference). Each is an indexed lookup
+ * (schema version 11), so the cost is that of `refs`, whatever the number of memories. Runs on
+ * the writing connection (the Worker's in a server), as a plain read: no write lock is taken.
+ */
+export async function blobsNamed(db: Database, refs: readonly string[]): Promise<Set<string>> {
+  if (!refs.length) return new Set();
+  const list = JSON.stringify(refs);
+  const rs = await db.execute({
+    sql: `SELECT raw_ref AS ref FROM memories WHERE raw_ref IN (SELECT value FROM json_each(?))
+     UNION SELECT ref FROM artifacts WHERE ref IN (SELECT value FROM json_each(?))
+     UNION SELECT ref FROM artifact_attachments WHERE ref IN (SELECT value FROM json_each(?))
+     UNION SELECT path FROM contexts WHERE path IN (SELECT value FROM json_each(?))`,
+    args: [list, list, list, list],
+  });
+  return new Set(rs.rows.map((r) => String(r.ref)));
+}
 
 export function dbBlobs(db: Database, where: string): BlobStore {
   return {
@@ -34,15 +55,25 @@ export function dbBlobs(db: Database, where: string): BlobStore {
     async remove(ref: string): Promise<void> {
       await db.execute({ sql: "DELETE FROM blobs WHERE ref = ?", args: [ref] }).catch(() => {});
     },
-    async collectOrphans(refs: ReadonlySet<string>, graceMs: number): Promise<string[]> {
-      const old = await db.values({ sql: "SELECT ref FROM blobs WHERE created_ms < ?", args: [Date.now() - graceMs] });
+    async collectOrphans(named: NamedAmong, graceMs: number, pace: CollectPace = {}): Promise<string[]> {
       const gone: string[] = [];
-      for (const [ref] of old) {
-        if (refs.has(String(ref))) continue;
-        await db.execute({ sql: "DELETE FROM blobs WHERE ref = ? AND created_ms < ?", args: [String(ref), Date.now() - graceMs] });
-        gone.push(String(ref).slice("raw_data/".length));
+      const batch = pace.batch ?? COLLECT_BATCH;
+      // in pages of the primary key, each page one read and one probe, so no statement runs long
+      for (let after = ""; ;) {
+        await (pace.step ?? nextTurn)();
+        const cutoff = Date.now() - graceMs;
+        const page = await db.values({ sql: "SELECT ref, created_ms FROM blobs WHERE ref > ? ORDER BY ref LIMIT ?", args: [after, batch] });
+        if (!page.length) return gone;
+        after = String(page.at(-1)![0]);
+        const old = page.filter((r) => Number(r[1]) < cutoff).map((r) => String(r[0]));
+        if (!old.length) continue;
+        const kept = await named(old);
+        for (const ref of old) {
+          if (kept.has(ref)) continue;
+          await db.execute({ sql: "DELETE FROM blobs WHERE ref = ? AND created_ms < ?", args: [ref, cutoff] });
+          gone.push(ref.slice("raw_data/".length));
+        }
       }
-      return gone;
     },
   };
 }
