@@ -147,7 +147,8 @@ const SERVER_STATE: OpenPlan<StateOpening> = {
   },
   async database(o) {
     const server = o.server;
-    const { openClient, remoteConn, RemoteSession } = await import("../db/remote.ts");
+    // its own bundle (libSQL's web client): a hook on a local root never evaluates it
+    const { openClient, remoteConn, RemoteSession } = await loadOwn<typeof import("../db/remote.ts")>("db/remote");
     const client = openClient(server.url, server.authToken);
     const session = new RemoteSession(client, serverSessionPath(server));
     const state = new DbStateStore({ conn: remoteConn(session, server.url), path: server.url, clock: systemClock, crash: o.crash });
