@@ -2,7 +2,7 @@
  * Benchmark (not a test): the gate (`writes.require` through the dispatcher, as `longrun serve`
  * runs it) while the same process does other work, against the same gate idle, in one run.
  *
- *   node_modules/.bin/bun bench/gate_under_load.ts [seconds per phase, default 5] [--json]
+ *   node_modules/.bin/bun bench/gate_under_load.ts [seconds per phase, default 5] [memories before the search phase, default 5000] [--json]
  *
  * One process, two roots opened the way the servers open them (writes in the writer Worker,
  * searches in the search Worker). Root A holds a task with a lease; root B a task. Each phase is a
@@ -13,7 +13,7 @@
  * - idle;
  * - while memory.save runs back to back on root B (another root);
  * - while memory.save runs back to back on root A (the same root);
- * - while memory.search runs back to back on root A (after 5,000 memories there).
+ * - while memory.search runs back to back on root A (after 5,000 more memories there, or the number given).
  * Between checks the loop yields to the event loop (as a server between requests arriving on
  * stdin does), so background replies are handled as they would be in `longrun serve`.
  * Prints checks and background operations per phase, p50/p99/max and p99 / idle p99. Target
@@ -29,6 +29,7 @@ import { RootRegistry } from "../src/root/registry.ts";
 const args = process.argv.slice(2).filter((a) => a !== "--json");
 const json = process.argv.includes("--json");
 const seconds = Number(args[0] ?? 5);
+const memories = Number(args[1] ?? 5000);
 const a = mkdtempSync(join(tmpdir(), "longrun-bench-gate-a-"));
 const b = mkdtempSync(join(tmpdir(), "longrun-bench-gate-b-"));
 const roots = new RootRegistry({ defaultRoot: a });
@@ -76,8 +77,8 @@ const results = [];
 results.push(await phase("idle", null));
 results.push(await phase("memory.save back to back on another root", () => call("memory.save", { root: b, type: "note", title: `n ${k++}`, content: body })));
 results.push(await phase("memory.save back to back on the same root", () => call("memory.save", { type: "note", title: `n ${k++}`, content: body })));
-for (let i = 0; i < 5000; i += 100) await Promise.all(Array.from({ length: 100 }, () => call("memory.save", { type: "note", title: `bulk ${k++}`, content: body })));
-results.push(await phase("memory.search back to back on the same root (5,000+ memories)", () => call("memory.search", { query: "supplier auth 接口", limit: 10 })));
+for (let i = 0; i < memories; i += 100) await Promise.all(Array.from({ length: 100 }, () => call("memory.save", { type: "note", title: `bulk ${k++}`, content: body })));
+results.push(await phase(`memory.search back to back on the same root (${memories.toLocaleString("en-US")}+ memories)`, () => call("memory.search", { query: "supplier auth 接口", limit: 10 })));
 await roots.closeAll();
 rmSync(a, { recursive: true, force: true });
 rmSync(b, { recursive: true, force: true });

@@ -6,7 +6,8 @@
  *
  * Builds dist/bench-http-bare (bench/http_bare.ts, compiled like longrun by bench/lib/compile_like.ts), starts `dist/longrun http`
  * on a fresh root with a task and a granted lease, captures its answer to one `writes.require`
- * (agent token) and gives the same bytes to the bare server. Then rounds of: longrun, bare — each
+ * (agent token) and gives the same bytes to the bare server. Then rounds of longrun and bare (in
+ * ABBA order) — each
  * loaded by bench/lib/http_load.ts (a separate process, raw sockets) with the same request. Prints
  * req/s per round, medians and the ratio (`--json`: one JSON object, for bench/run.ts). Target
  * (issue 9): longrun >= 0.7x bare.
@@ -77,8 +78,14 @@ function load(port: number): number {
 const a: number[] = [];
 const b: number[] = [];
 for (let i = 0; i < rounds; i++) {
-  a.push(load(lrPort));
-  b.push(load(barePort));
+  // ABBA: longrun first in even rounds, bare first in odd ones, so a drift in load hits both
+  if (i % 2 === 0) {
+    a.push(load(lrPort));
+    b.push(load(barePort));
+  } else {
+    b.push(load(barePort));
+    a.push(load(lrPort));
+  }
   if (!json) console.error(`round ${i + 1}: longrun ${a.at(-1)} req/s, bare ${b.at(-1)} req/s`);
 }
 lr.kill("SIGTERM");

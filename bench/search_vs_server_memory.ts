@@ -2,7 +2,7 @@
  * Benchmark (not a test): memory search over MCP, longrun against the reference MCP memory server
  * (`@modelcontextprotocol/server-memory`), same SDK client, same data, at 1k and 10k memories.
  *
- *   node_modules/.bin/bun bench/search_vs_server_memory.ts [sizes, default 1000,10000]
+ *   node_modules/.bin/bun bench/search_vs_server_memory.ts [sizes, default 1000,10000] [--rounds R] [--calls N] [--json]
  *
  * Data: the mixed Chinese / Korean / English corpus of tests/fixtures/mixed_corpus.ts. longrun
  * gets it through `memory.save_many` (stdio), server-memory as its own JSON-lines file (one
@@ -12,18 +12,27 @@
  * warm-up. Recall, reported for both: of the memories that hold the query (a Latin query as a
  * word, a CJK query as a substring), the share each server can return (longrun: all pages read,
  * untimed; server-memory: its one answer). A `task_status` call to longrun is timed too: the floor
- * of an MCP tool call through this client and server. Target (issue 9): longrun p50 >= 50x lower.
+ * of an MCP tool call through this client and server. `--rounds R`: both servers stay up and the
+ * timed calls alternate by round (longrun, server-memory, longrun, …), one ratio per round.
+ * `--json`: one JSON object (for bench/run.ts). Targets: issue 9, longrun p50 >= 50x lower; issue
+ * 26, >= 60x.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { QUERIES, rng, sentence } from "../tests/fixtures/mixed_corpus.ts";
 import { BIN, pct, REPO, Serve } from "./lib/stdio_client.ts";
 
-const sizes = (process.argv[2] ?? "1000,10000").split(",").map(Number);
-const CALLS = 200;
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: "string", default: "1" }, calls: { type: "string", default: "200" }, json: { type: "boolean", default: false } },
+});
+const sizes = (positionals[0] ?? "1000,10000").split(",").map(Number);
+const CALLS = Number(opts.calls);
+const ROUNDS = Number(opts.rounds);
 
 interface Doc {
   id: string;
@@ -55,7 +64,13 @@ async function timeCalls(client: Client, tool: string, args: (q: string) => Reco
   return times;
 }
 
-const out: string[] = [];
+interface Row {
+  n: number;
+  rounds: { floor50: number; lr50: number; lr99: number; sm50: number; sm99: number }[];
+  lrRecall: number;
+  smRecall: number;
+}
+const rows: Row[] = [];
 for (const n of sizes) {
   const r = rng(11);
   const docs: Doc[] = Array.from({ length: n }, (_, i) => ({ id: `m${i}`, title: sentence(r).slice(0, 40), content: `${sentence(r)} ${sentence(r)}` }));
@@ -72,9 +87,21 @@ for (const n of sizes) {
     res.ids.forEach((id: string, k: number) => idOf.set(id, chunk[k]!.id));
   }
   await serve.close();
+  // server-memory: its own file format, same records
+  const dir = mkdtempSync(join(tmpdir(), "longrun-bench-smem-"));
+  const file = join(dir, "memory.jsonl");
+  writeFileSync(file, docs.map((d) => JSON.stringify({ type: "entity", name: `${d.id} ${d.title}`, entityType: "note", observations: [d.content] })).join("\n"));
   const lr = await connect(BIN, ["mcp", "--root", root]);
-  const lrTimes = await timeCalls(lr, "memory_search", (q) => ({ query: q, limit: 10 }));
-  const floorTimes = await timeCalls(lr, "task_status", () => ({}));
+  const sm = await connect("node", [join(REPO, "node_modules/@modelcontextprotocol/server-memory/dist/index.js")], { MEMORY_FILE_PATH: file });
+
+  const perRound: Row["rounds"] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const lrTimes = await timeCalls(lr, "memory_search", (q) => ({ query: q, limit: 10 }));
+    const floorTimes = await timeCalls(lr, "task_status", () => ({}));
+    const smTimes = await timeCalls(sm, "search_nodes", (q) => ({ query: q }));
+    perRound.push({ floor50: pct(floorTimes, 0.5), lr50: pct(lrTimes, 0.5), lr99: pct(lrTimes, 0.99), sm50: pct(smTimes, 0.5), sm99: pct(smTimes, 0.99) });
+  }
+
   let lrWant = 0;
   let lrGot = 0;
   for (const q of recallQueries) {
@@ -91,15 +118,6 @@ for (const n of sizes) {
     lrWant += truth.size;
     for (const id of truth) if (found.has(id)) lrGot++;
   }
-  await lr.close();
-  rmSync(root, { recursive: true, force: true });
-
-  // server-memory: its own file format, same records
-  const dir = mkdtempSync(join(tmpdir(), "longrun-bench-smem-"));
-  const file = join(dir, "memory.jsonl");
-  writeFileSync(file, docs.map((d) => JSON.stringify({ type: "entity", name: `${d.id} ${d.title}`, entityType: "note", observations: [d.content] })).join("\n"));
-  const sm = await connect("node", [join(REPO, "node_modules/@modelcontextprotocol/server-memory/dist/index.js")], { MEMORY_FILE_PATH: file });
-  const smTimes = await timeCalls(sm, "search_nodes", (q) => ({ query: q }));
   let smWant = 0;
   let smGot = 0;
   for (const q of recallQueries) {
@@ -109,16 +127,22 @@ for (const n of sizes) {
     smWant += truth.size;
     for (const id of truth) if (found.has(id)) smGot++;
   }
+  await lr.close();
   await sm.close();
+  rmSync(root, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
-
-  const lr50 = pct(lrTimes, 0.5);
-  const sm50 = pct(smTimes, 0.5);
-  out.push(
-    `| ${n.toLocaleString("en-US")} | ${pct(floorTimes, 0.5).toFixed(2)} | ${lr50.toFixed(2)} | ${pct(lrTimes, 0.99).toFixed(2)} | ${(lrGot / lrWant).toFixed(4)} | ${sm50.toFixed(2)} | ${pct(smTimes, 0.99).toFixed(2)} | ${(smGot / smWant).toFixed(4)} | **${(sm50 / lr50).toFixed(1)}x** |`,
-  );
-  console.error(`done ${n}`);
+  rows.push({ n, rounds: perRound, lrRecall: lrGot / lrWant, smRecall: smGot / smWant });
+  if (!opts.json) console.error(`done ${n}`);
 }
+if (opts.json) {
+  console.log(JSON.stringify({ queries: QUERIES.length, calls: CALLS, rows }));
+  process.exit(0);
+}
+const out = rows.flatMap((row) =>
+  row.rounds.map((x) =>
+    `| ${row.n.toLocaleString("en-US")} | ${x.floor50.toFixed(2)} | ${x.lr50.toFixed(2)} | ${x.lr99.toFixed(2)} | ${row.lrRecall.toFixed(4)} | ${x.sm50.toFixed(2)} | ${x.sm99.toFixed(2)} | ${row.smRecall.toFixed(4)} | **${(x.sm50 / x.lr50).toFixed(1)}x** |`
+  )
+);
 console.log(`memory search over MCP, same SDK client, ${QUERIES.length} queries of every class, ${CALLS} timed calls each (${new Date().toISOString().slice(0, 10)})\n`);
 console.log("| memories | longrun task_status p50 ms (the MCP floor) | longrun search p50 ms | p99 ms | recall | server-memory p50 ms | p99 ms | recall | p50 ratio (server-memory / longrun) |");
 console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
