@@ -54,6 +54,8 @@ function checkWritable(paths: string[]): void {
   }
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** A blob younger than this may belong to a commit still in flight in another process. */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
 
@@ -214,7 +216,9 @@ const PLANS: Readonly<Record<RootStore["kind"], OpenPlan<Opening>>> = {
       mkdirSync(paths.longrun, { recursive: true, mode: 0o700 });
       mkdirSync(paths.rawData, { recursive: true, mode: 0o700 });
       removeOrphanTemps(paths.longrun);
-      removeOrphanTemps(paths.rawData);
+      // raw_data/ holds every long body, so listing it grows with the memory: a long-lived process
+      // (writes through the Worker) leaves its temp files to collectOrphanBlobs, after it answers
+      if (o.options.searchInWorker === false) removeOrphanTemps(paths.rawData);
       checkPresent(paths.longrun, paths.memoryDb); // before opening, which would create an empty one
       checkWritable([paths.dir, paths.longrun, paths.memoryDb]);
     },
@@ -265,6 +269,8 @@ export class Root {
   readonly #searcher: Searcher;
   #identity: FileIdentity | null = null;
   #closed = false;
+  /** Orphan collections in flight (close waits for each to reach its next step). */
+  readonly #collecting = new Set<Promise<void>>();
 
   private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions, server: ServerStore | null = null) {
     const clock = options.clock ?? systemClock;
@@ -341,10 +347,22 @@ export class Root {
    * of the memory. `pace.step` is the tests' seam to hold it between steps. Returns the file
    * names removed.
    */
-  collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS, pace?: CollectPace): Promise<string[]> {
+  collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS, pace: CollectPace = {}): Promise<string[]> {
     if (this.#closed) return Promise.resolve([]);
     const db = this.db;
-    return this.blobs.collectOrphans((refs) => (this.#closed ? Promise.resolve(new Set(refs)) : blobsNamed(db, refs)), graceMs, pace);
+    const closed = new Error("the root closed");
+    const step = async () => {
+      if (this.#closed) throw closed;
+      await pace.step?.();
+      if (this.#closed) throw closed;
+    };
+    const run = this.blobs
+      .collectOrphans((refs) => (this.#closed ? Promise.resolve(new Set(refs)) : blobsNamed(db, refs)), graceMs, { batch: pace.batch, step: pace.step ? step : async () => { await nextTurn(); await step(); } })
+      .catch((e: unknown) => (e === closed ? [] : Promise.reject(e)));
+    const done = run.then(() => {}, () => {});
+    this.#collecting.add(done);
+    void done.then(() => this.#collecting.delete(done));
+    return run;
   }
 
   /** A trivial read of the task store and of memory on each of the database's connections (`GET /ready`). */
@@ -367,6 +385,8 @@ export class Root {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // a collection in flight stops at its next step (its temp sweep, the first thing it does, is done by then)
+    await Promise.all(this.#collecting);
     await this.#searcher.close();
     if (this.server) return this.db.close();
     // fold the WAL into memory.db on a clean close, so the file alone is the whole memory

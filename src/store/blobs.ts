@@ -8,7 +8,7 @@ import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { removeOrphanTemps, writeFileAtomic } from "./atomic.ts";
 import type { SqlExec } from "../db/sql.ts";
 
 /** A blob file's name as `writeBlob` makes it (anything else in raw_data/ is not ours to remove). */
@@ -78,19 +78,23 @@ const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /**
  * Blobs no row refers to: written by a process that was killed before its commit (a blob is
  * written before the row that names it). Only files older than `graceMs` are removed, so a blob
- * another process has just written for a commit still in flight is never taken from it. Walks
+ * another process has just written for a commit still in flight is never taken from it. Temp
+ * files of writers since dead go too (`removeOrphanTemps`, only when the listing shows one). Walks
  * `raw_data/` in small steps, each a stat per file and one indexed probe (`named`) for the old
  * ones, with a turn of the event loop between steps: its cost grows with the blobs, never with
  * the memories, and no step holds anything a request waits for. Returns the names removed.
  */
 export async function removeOrphanBlobs(rawDir: string, named: NamedAmong, graceMs: number, pace: CollectPace = {}): Promise<string[]> {
   const removed: string[] = [];
-  let names: string[];
+  let all: string[];
   try {
-    names = (await readdir(rawDir)).filter((n) => BLOB_NAME.test(n));
+    all = await readdir(rawDir);
   } catch {
     return removed;
   }
+  // temp files of writers killed mid-write: a long-lived process leaves them to this walk (root.ts)
+  if (all.some((n) => n.endsWith(".tmp"))) removeOrphanTemps(rawDir);
+  const names = all.filter((n) => BLOB_NAME.test(n));
   const batch = pace.batch ?? COLLECT_BATCH;
   for (let i = 0; i < names.length; i += batch) {
     await (pace.step ?? nextTurn)();

@@ -102,6 +102,23 @@ describe("orphan blobs in raw_data/", () => {
     for (const ref of [...b.kept, b.inFlight]) assert.ok(existsSync(join(dir, ref)), `${ref} kept`);
   });
 
+  test("a dead writer's temp file in raw_data/ is left by a server's open and swept by its collection; a one-shot open sweeps it at once", async () => {
+    const dead = join(root.paths.rawData, ".m-0123456789abcdef-01234567.txt.999999999.abcd.tmp");
+    const live = join(root.paths.rawData, `.m-0123456789abcdef-01234567.txt.${process.pid}.abcd.tmp`);
+    await root.close();
+    writeFileSync(dead, "partial");
+    writeFileSync(live, "partial");
+    root = await Root.open(dir);
+    assert.ok(existsSync(dead), "not listed on the way to the first answer");
+    await root.collectOrphanBlobs();
+    assert.equal(existsSync(dead), false, "swept by the collection");
+    assert.ok(existsSync(live), "a live writer's temp file is kept");
+    await root.close();
+    writeFileSync(dead, "partial");
+    root = await Root.open(dir, { searchInWorker: false });
+    assert.equal(existsSync(dead), false, "a one-shot open sweeps at once");
+  });
+
   test("a closed root collects nothing", async () => {
     const b = await lay();
     const collecting = root.collectOrphanBlobs(ORPHAN_GRACE_MS, { batch: 1 });
