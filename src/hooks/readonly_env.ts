@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { gitConfigFromFiles } from "./git_config_file.ts";
 
 /** Where programs are looked up, and which ones the user trusts. */
 export interface ProgramEnvironment {
@@ -59,34 +60,41 @@ const GIT_HAZARDS: readonly RegExp[] = [
 /** Hooks git runs during status, diff and log (an index refresh writes the index). */
 const GIT_READ_HOOKS = ["post-index-change", "fsmonitor-watchman"];
 
-/** Refuses git when its configuration would run a program, or when it cannot be read. */
+/** The refusal for one configuration entry, as `git config --list -z` shows it ("key\nvalue", or "key" alone), or null. */
+function entryRefusal(rawKey: string, rawValue: string): string | null {
+  const key = rawKey.toLowerCase();
+  const value = rawValue.trim().toLowerCase();
+  if (!key) return null;
+  if (key === "core.fsmonitor" && ["", "false", "0", "no", "off"].includes(value)) return null;
+  if (key === "log.showsignature" && ["false", "0", "no", "off"].includes(value)) return null;
+  if (GIT_HAZARDS.some((re) => re.test(key))) return `git's configuration sets ${key}, which makes read commands run a program`;
+  return null;
+}
+
+/**
+ * Refuses git when its configuration would run a program, or when it cannot be read. The files
+ * are read directly where that answers for sure (git_config_file.ts); anything else asks git
+ * (`git config --list` and `git rev-parse`), and so does any entry that would refuse, so that
+ * git's own reading has the last word on every refusal.
+ */
 export async function gitConfigRefusal(cwd: string, o: ProgramEnvironment): Promise<string | null> {
-  // loaded here, not at the top: most gate decisions never start a process
-  const { spawnSync } = await import("node:child_process");
-  const r = spawnSync("git", ["config", "--list", "-z", "--includes"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path, GIT_OPTIONAL_LOCKS: "0" } });
-  if (r.error || (r.status !== 0 && (r.stdout ?? "") === "")) {
-    // outside a repository git still reads the user's configuration; an error means it cannot be vetted
-    if (r.status === 128 || r.error) return "git's configuration could not be read, so it cannot be shown to run no programs";
+  const files = gitConfigFromFiles(cwd, o.path);
+  if (files && files.entries.every((e) => entryRefusal(e.key, e.value ?? "") === null)) {
+    return (files.gitDir ? readHookRefusal(`${files.gitDir}/hooks`) : null) ?? submoduleRefusal(cwd);
   }
-  for (const entry of (r.stdout ?? "").split("\0")) {
-    const nl = entry.indexOf("\n");
-    const key = (nl < 0 ? entry : entry.slice(0, nl)).toLowerCase();
-    const value = nl < 0 ? "" : entry.slice(nl + 1).trim().toLowerCase();
-    if (!key) continue;
-    if (key === "core.fsmonitor" && ["", "false", "0", "no", "off"].includes(value)) continue;
-    if (key === "log.showsignature" && ["false", "0", "no", "off"].includes(value)) continue;
-    if (GIT_HAZARDS.some((re) => re.test(key))) return `git's configuration sets ${key}, which makes read commands run a program`;
+  return gitConfigRefusalByGit(cwd, o);
+}
+
+/** The hook git runs during read commands that is in `hooks`, as a refusal, or null. */
+function readHookRefusal(hooks: string): string | null {
+  for (const h of GIT_READ_HOOKS) {
+    if (existsSync(`${hooks}/${h}`)) return `this repository has a ${h} hook, which git runs during read commands`;
   }
-  // where git itself says the hooks are (a bare layout with core.worktree, a worktree, hooksPath)
-  const where = spawnSync("git", ["rev-parse", "--absolute-git-dir", "--git-path", "hooks", "--is-bare-repository"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path } });
-  if (!where.error && where.status === 0) {
-    const [, hooksRel, bare] = where.stdout.trim().split("\n");
-    if (bare === "true") return "this is a bare repository with an unusual layout, whose hooks and work tree are not checked";
-    const hooks = hooksRel && hooksRel.startsWith("/") ? hooksRel : `${cwd}/${hooksRel ?? ".git/hooks"}`;
-    for (const h of GIT_READ_HOOKS) {
-      if (existsSync(`${hooks}/${h}`)) return `this repository has a ${h} hook, which git runs during read commands`;
-    }
-  }
+  return null;
+}
+
+/** Refuses a repository with submodules (the first directory up from `cwd` with a .git). */
+function submoduleRefusal(cwd: string): string | null {
   let dir = cwd;
   for (;;) {
     if (existsSync(`${dir}/.git`)) {
@@ -98,4 +106,29 @@ export async function gitConfigRefusal(cwd: string, o: ProgramEnvironment): Prom
     dir = up;
   }
   return null;
+}
+
+/** gitConfigRefusal by asking git: its configuration as it lists it, and where it says the hooks are. */
+async function gitConfigRefusalByGit(cwd: string, o: ProgramEnvironment): Promise<string | null> {
+  // loaded here, not at the top: most gate decisions never start a process
+  const { spawnSync } = await import("node:child_process");
+  const r = spawnSync("git", ["config", "--list", "-z", "--includes"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path, GIT_OPTIONAL_LOCKS: "0" } });
+  if (r.error || (r.status !== 0 && (r.stdout ?? "") === "")) {
+    // outside a repository git still reads the user's configuration; an error means it cannot be vetted
+    if (r.status === 128 || r.error) return "git's configuration could not be read, so it cannot be shown to run no programs";
+  }
+  for (const entry of (r.stdout ?? "").split("\0")) {
+    const nl = entry.indexOf("\n");
+    const refused = entryRefusal(nl < 0 ? entry : entry.slice(0, nl), nl < 0 ? "" : entry.slice(nl + 1));
+    if (refused) return refused;
+  }
+  // where git itself says the hooks are (a bare layout with core.worktree, a worktree, hooksPath)
+  const where = spawnSync("git", ["rev-parse", "--absolute-git-dir", "--git-path", "hooks", "--is-bare-repository"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path } });
+  if (!where.error && where.status === 0) {
+    const [, hooksRel, bare] = where.stdout.trim().split("\n");
+    if (bare === "true") return "this is a bare repository with an unusual layout, whose hooks and work tree are not checked";
+    const hook = readHookRefusal(hooksRel && hooksRel.startsWith("/") ? hooksRel : `${cwd}/${hooksRel ?? ".git/hooks"}`);
+    if (hook) return hook;
+  }
+  return submoduleRefusal(cwd);
 }
