@@ -16,6 +16,7 @@ import { busyError, CONNECTION_PRAGMAS, type InArgs, type ResultRows, type Row, 
 import { classifyDriver, classifyStorage } from "./fault.ts";
 import { releaseStatements, SyncDb } from "./local.ts";
 import { WriterClient } from "./writer_client.ts";
+import { WalIndexWatch } from "./change_detector.ts";
 
 export type { InArgs, ResultRows, Row, ScriptStep } from "./types.ts";
 
@@ -194,6 +195,12 @@ export class Database {
   #here: Promise<unknown> = Promise.resolve();
   #closed = false;
   #needsReopen = false;
+  /** The WAL-index header's watch: undefined before the first look, null where there is none (a server, not WAL). */
+  #watch: WalIndexWatch | null | undefined = undefined;
+  /** What `dataVersion` answers: moved on every change either detector saw. */
+  #changes = 0;
+  /** The last `PRAGMA data_version` this thread's connection answered. */
+  #pragmaDv: number | null = null;
 
   private constructor(url: string, backend: Backend) {
     this.url = url;
@@ -291,9 +298,38 @@ export class Database {
     return this.#enqueueHere(() => this.#backend.read(s.sql, s.args ?? []));
   }
 
-  /** `PRAGMA data_version` on this thread's connection (the state cache's check, on every gate call). */
+  /**
+   * A number that stays the same only while nothing committed to the database (the state cache's
+   * check, on every gate call). On a local file in WAL mode it comes from the WAL-index header
+   * (db/change_detector.ts: one `pread`, no SQL); whenever that cannot tell, from `PRAGMA
+   * data_version` on this thread's connection. Unlike the pragma it may also move on this
+   * connection's own commits (a needless reload, never a missed one).
+   */
   dataVersion(): Promise<number> {
-    return this.#enqueueHere(() => this.#backend.dataVersion());
+    const seen = this.#watch && !this.#closed ? this.#watch.look() : "unsure";
+    if (seen === "same") return Promise.resolve(this.#changes);
+    if (seen === "changed") return Promise.resolve(++this.#changes);
+    return this.#enqueueHere(async () => {
+      if (this.#watch === undefined) this.#watch = await this.#watchFor();
+      return this.#backend.dataVersion();
+    }).then((dv) => {
+      if (dv !== this.#pragmaDv) {
+        this.#pragmaDv = dv;
+        this.#changes++;
+      }
+      return this.#changes;
+    });
+  }
+
+  /** A watch of the WAL-index header, once this connection says WAL (a leftover `-shm` beside another journal mode never changes); null where there is none. */
+  async #watchFor(): Promise<WalIndexWatch | null | undefined> {
+    if (!this.url.startsWith("file:")) return null;
+    try {
+      const row = (await this.#backend.read("PRAGMA journal_mode", [])).rows[0];
+      return String(row?.[0] ?? "").toLowerCase() === "wal" ? new WalIndexWatch(this.#path) : null;
+    } catch {
+      return undefined; // asked again next time
+    }
   }
 
   /** A read whose rows come as arrays of values in column order (hot paths: no object per row). */
