@@ -1,10 +1,11 @@
 /**
  * Bearer tokens for the HTTP API: one for the host side, one for the agent side. Random per
  * start and written to a 0600 file under the root's `.longrun/`, or given by environment for
- * containers (then not written anywhere); compared in constant time over SHA-256 digests (so
- * lengths leak nothing either).
+ * containers (then not written anywhere); compared in constant time over fixed-size buffers of
+ * length and bytes (so lengths leak nothing either), without hashing each request.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Side } from "../rpc/method.ts";
@@ -56,19 +57,46 @@ export function tokensFrom(env: Record<string, string | undefined>): { tokens: T
   return { tokens: { host, agent }, fromEnv: true };
 }
 
-const digest = (s: string) => createHash("sha256").update(s).digest();
+/**
+ * Bytes a packed token takes: its length (2 bytes), then its bytes zero-padded to one of two
+ * fixed sizes, the small one when both expected tokens fit it (random ones, 43 characters, do).
+ * Every comparison runs over the same bytes whatever the given token; the size says no more
+ * than whether the expected tokens are longer than 64 characters.
+ */
+const ROOM = { small: 2 + 64, large: 2 + TOKEN_RULES.max } as const;
+
+/** Length marks of strings that cannot be tokens: one for an expected token, another for a given one, so two such never match. */
+const NOT_A_TOKEN = { expected: 0xfffe, given: 0xffff } as const;
+
+/**
+ * `token`'s length and bytes into `into` (see ROOM). A string that cannot be a token here (longer
+ * than the room, or a character outside TOKEN_RULES, which random tokens keep to as well) packs
+ * as a length no token has: it then differs from every token, by the same comparison.
+ */
+function pack(token: string, into: Buffer, side: keyof typeof NOT_A_TOKEN): Buffer {
+  into.fill(0);
+  if (token.length > into.length - 2 || !TOKEN_RULES.pattern.test(token)) into.writeUInt16BE(NOT_A_TOKEN[side], 0);
+  else {
+    into.writeUInt16BE(token.length, 0);
+    into.write(token, 2, "latin1"); // ASCII only, by the pattern: one byte a character
+  }
+  return into;
+}
 
 /**
  * A checker that says which side a bearer token speaks for, or null. The expected tokens are
- * hashed once, here; each request hashes the given token once and compares it with both digests
- * in constant time (both comparisons always run).
+ * packed once, here (length and bytes, padded to a fixed size: ROOM); each request packs
+ * the given token into one buffer and compares it with both in constant time (both comparisons
+ * always run, over the same number of bytes whatever the lengths), with no hash per request.
  */
 export function sideChecker(tokens: Tokens): (authorization: string | undefined | null) => Side | null {
-  const host = digest(tokens.host);
-  const agent = digest(tokens.agent);
+  const room = Math.max(tokens.host.length, tokens.agent.length) <= ROOM.small - 2 ? ROOM.small : ROOM.large;
+  const host = pack(tokens.host, Buffer.alloc(room), "expected");
+  const agent = pack(tokens.agent, Buffer.alloc(room), "expected");
+  const given = Buffer.alloc(room);
   return (authorization) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    const given = digest(m ? m[1]! : "");
+    pack(m ? m[1]! : "", given, "given");
     const isHost = timingSafeEqual(given, host);
     const isAgent = timingSafeEqual(given, agent);
     if (!m) return null;
