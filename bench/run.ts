@@ -43,6 +43,10 @@ const BUN = join(REPO, "node_modules/.bin/bun");
 const only = opts.only ? new Set(opts.only.split(",")) : null;
 const CACHE = join(REPO, "dist", "bench-cache");
 
+const gitHead = () => spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO, encoding: "utf8" }).stdout.trim();
+/** HEAD when the run starts (and so when --build builds), and whether the tree had uncommitted changes then. */
+const headAtStart = gitHead();
+const dirtyAtStart = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: REPO, encoding: "utf8" }).stdout.trim() !== "";
 let bin = process.env.LONGRUN_BIN || join(REPO, "dist", "longrun");
 if (opts.build && !process.env.LONGRUN_BIN) {
   bin = join(REPO, "dist", "bench-longrun");
@@ -310,9 +314,10 @@ figure("load", "gate under load", () => {
 // ---- report --------------------------------------------------------------------------------
 
 const version = spawnSync(bin, ["--version"], { encoding: "utf8" }).stdout.trim();
-const head = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO, encoding: "utf8" }).stdout.trim();
+const headAtEnd = gitHead();
+const head = `${headAtStart}${dirtyAtStart ? " (with uncommitted changes of others in the tree)" : ""}${headAtEnd !== headAtStart ? ` at the start, ${headAtEnd} at the end` : ""}`;
 const lines: string[] = [];
-lines.push(`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}: ${version}, HEAD ${head}, ${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, load average at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+lines.push(`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}: ${version} (${bin.replace(REPO, "")}), HEAD ${head}, ${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, load average at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
 lines.push(`${RUNS} runs (or rounds) of each figure, each against its reference in the same run; longrun and reference columns: min / median / max; met? is judged on the median ratio${QUICK ? "; --quick (fewer calls per run)" : ""}`);
 lines.push("");
 lines.push("| figure | longrun | reference (same run) | ratio | target | met? |");
