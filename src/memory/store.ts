@@ -147,6 +147,12 @@ export class LibsqlMemory implements MemoryStore {
     return this.#indexing;
   }
 
+  /** Sends whatever index rows wait and resolves once they landed (a root closing: a one-shot process leaves none on the mark). */
+  indexNow(): Promise<void> {
+    this.#flushIndex();
+    return this.#indexing;
+  }
+
   #flushIndex(): void {
     const batch = this.#deferred;
     if (!batch.length) return;
