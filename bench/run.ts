@@ -137,7 +137,7 @@ figure("hook", "PreToolUse hook", () => {
     rows.push({
       figure: name,
       longrun: runs.map((r) => r.cases[key]!),
-      unit: "ms",
+      unit: " ms",
       reference: runs.map((r) => r.reference_ms),
       referenceName: "compiled Bun program, `readFileSync(0)` + one line",
       ratios: runs.map((r) => r.cases[key]! / r.reference_ms),
@@ -159,7 +159,7 @@ figure("stdio", "stdio writes.require p50", () => {
     rows.push({
       figure: `stdio \`writes.require\` p50 (${pin ? "pinned to one core" : "unpinned"})`,
       longrun: runs.map((r) => r.rows["longrun writes.require"]!.p50_us),
-      unit: "µs",
+      unit: " µs",
       reference: runs.map((r) => r.rows["echo (same request)"]!.p50_us),
       referenceName: "echo over longrun's own stdio server and framing (bench/echo.ts)",
       ratios: runs.map((r) => r.ratio),
@@ -191,7 +191,7 @@ figure("checkpoint", "task.checkpoint p50", () => {
     rows.push({
       figure: mode === "stdio" ? "`task.checkpoint` p50 over stdio" : "`task.checkpoint` p50 in-process (diagnostic)",
       longrun: runs.map((r) => r.checkpoint_p50_ms),
-      unit: "ms",
+      unit: " ms",
       reference: runs.map((r) => r.insert_p50_ms),
       referenceName: mode === "stdio" ? "stdio server doing one durable insert (bench/insert_server.ts)" : "one durable insert, in-process",
       ratios: runs.map((r) => r.checkpoint_p50_ms / r.insert_p50_ms),
@@ -209,7 +209,7 @@ figure("mcp", "MCP search at 10k", () => {
   rows.push({
     figure: "search over MCP at 10k, same SDK client (p50)",
     longrun: row.rounds.map((x) => x.lr50),
-    unit: "ms",
+    unit: " ms",
     reference: row.rounds.map((x) => x.sm50),
     referenceName: "`@modelcontextprotocol/server-memory`",
     ratios: row.rounds.map((x) => x.sm50 / x.lr50),
@@ -227,7 +227,7 @@ figure("search1m", "search p99 at 1M", () => {
   rows.push({
     figure: "search p99 at 1M (stdio)",
     longrun: rounds.map((x) => x.p99),
-    unit: "ms",
+    unit: " ms",
     reference: [],
     referenceName: "—",
     ratios: [],
@@ -254,7 +254,7 @@ figure("start", "`serve` first answer", () => {
     rows.push({
       figure: `\`serve\`, spawn to first answer, ${n.toLocaleString("en-US")} memories`,
       longrun: medians.get(n)!,
-      unit: "ms",
+      unit: " ms",
       reference: medians.get(1000)!,
       referenceName: "the same at 1,000 memories",
       ratios: medians.get(n)!.map((x, i) => x / medians.get(1000)![i]!),
@@ -272,7 +272,7 @@ figure("sqld", "sqld", () => {
     rows.push({
       figure: `gate p50 on sqld (${proto})`,
       longrun: col(`${proto}.gate`),
-      unit: "ms",
+      unit: " ms",
       reference: col(`${proto}.select1`),
       referenceName: "`SELECT 1` through `@libsql/client`",
       ratios: col(`${proto}.gate`).map((x, i) => x / col(`${proto}.select1`)[i]!),
@@ -283,7 +283,7 @@ figure("sqld", "sqld", () => {
     rows.push({
       figure: `checkpoint on sqld (${proto})`,
       longrun: col(`${proto}.checkpoint`),
-      unit: "ms",
+      unit: " ms",
       reference: col(`${proto}.insert`),
       referenceName: "one write `batch` (an INSERT) through `@libsql/client`: one round trip",
       ratios: col(`${proto}.checkpoint`).map((x, i) => x / col(`${proto}.insert`)[i]!),
@@ -302,7 +302,7 @@ figure("load", "gate under load", () => {
   rows.push({
     figure: "gate p99 while saving memories to the same root (issue 9)",
     longrun: same,
-    unit: "ms",
+    unit: " ms",
     reference: idle,
     referenceName: "the same gate idle (p99)",
     ratios: same.map((x, i) => x / idle[i]!),
