@@ -132,14 +132,6 @@ export interface MemoryStore {
   recent(taskId: string, limit: number): Promise<MemoryHit[]>;
   /** Newest records that carry a machine line (checkpoints and outcomes), newest first, bodies included. */
   stateRecords(limit: number): Promise<MemoryRecord[]>;
-  /**
-   * After a state transaction that saved records (`StateTx.saveMemory`) commits: their search
-   * index rows, which such a save leaves out of that commit, are due (sent now or batched with
-   * later ones). Not awaited; a search finds the records whether or not they were sent.
-   */
-  indexSaved?(): void;
-  /** Resolves once the index rows sent so far have landed (a checkpoint waits for it before its transaction, so they are never starved of the write lock). */
-  indexSettled?(): Promise<void>;
 }
 
 export interface PendingCheckpoint {

@@ -21,7 +21,7 @@ import type { SqlExec } from "../db/sql.ts";
 import type { Database, ScriptStep, Tx } from "../db/database.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { indexColumns } from "./segment.ts";
-import { createSliceSql, indexSteps, sliceOf, sliceTable } from "./slices.ts";
+import { indexSteps, sliceOf } from "./slices.ts";
 
 export interface Searcher {
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
@@ -42,40 +42,6 @@ export interface LibsqlMemoryOptions {
 const LAST_SEQ_SQL = "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0) AS n";
 
 type Row = Record<string, unknown>;
-
-/**
- * root_meta key: the memory numbers saved inside a state transaction (a checkpoint's commit, an
- * outcome, a replayed checkpoint) whose index rows are not written yet, as a JSON array. Such a
- * save commits its record and this mark with the task state, and no FTS5 work (FTS5 flushes and
- * merges its segment at commit: most of a checkpoint's time); the index rows follow in a later
- * transaction of the writer (`indexSaved`), which takes the numbers off the mark. Every search first waits for
- * this process's follow-ups and indexes whatever the mark still names (another process's
- * follow-up in flight, or one a crash cut off): a record is found the moment it is returned.
- */
-export const INDEX_PENDING_KEY = "memory_index_pending";
-const PENDING_SQL = `SELECT value FROM root_meta WHERE key = '${INDEX_PENDING_KEY}'`;
-const PENDING_ADD_SQL = `INSERT INTO root_meta(key, value) VALUES ('${INDEX_PENDING_KEY}', json_array(CAST(? AS INTEGER)))
-  ON CONFLICT(key) DO UPDATE SET value = json_insert(root_meta.value, '$[#]', CAST(? AS INTEGER))`;
-const PENDING_DROP_SQL = `UPDATE root_meta SET value = (SELECT json_group_array(j.value) FROM json_each(root_meta.value) j WHERE j.value <> ?)
-  WHERE key = '${INDEX_PENDING_KEY}'`;
-/** Indexes one record only while the mark still names it and it is the record this process saved (a rolled-back number may be reused). */
-function deferredInsertSql(slice: number): string {
-  return `INSERT INTO ${sliceTable(slice)}(rowid, title, body, keywords, chars, kind) SELECT ?, ?, ?, ?, ?, ?
-    WHERE EXISTS (SELECT 1 FROM root_meta r, json_each(r.value) j WHERE r.key = '${INDEX_PENDING_KEY}' AND j.value = ?)
-      AND EXISTS (SELECT 1 FROM memories WHERE seq = ? AND sha256 = ? AND created_at = ? AND title = ?)`;
-}
-
-/** How many records saved in state transactions wait, at most, before their index rows are sent unasked. */
-const INDEX_BATCH = 16;
-
-/** A record saved with its index rows left for the follow-up. */
-interface Deferred {
-  seq: number;
-  columns: readonly string[];
-  sha256: string;
-  createdAt: string;
-  title: string;
-}
 
 interface Prepared {
   bytes: Uint8Array;
@@ -101,10 +67,6 @@ export class LibsqlMemory implements MemoryStore {
   readonly #searcher: Searcher;
   readonly #crash: CrashPoint;
   readonly #sliceSize: number;
-  /** Records saved in a state transaction whose index rows this process has not sent yet. */
-  #deferred: Deferred[] = [];
-  /** This process's follow-ups in flight (a search waits for them). */
-  #indexing: Promise<void> = Promise.resolve();
 
   constructor(options: LibsqlMemoryOptions) {
     this.#sliceSize = options.sliceSize;
@@ -114,88 +76,11 @@ export class LibsqlMemory implements MemoryStore {
     this.#crash = options.crash ?? (() => {});
   }
 
-  async search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage> {
-    // a record returned to the caller is found: this process's follow-ups first, then whatever the
-    // mark still names (one cheap read when nothing is pending)
-    this.#flushIndex();
-    await this.#indexing;
-    if (pendingOf((await this.#db.read(PENDING_SQL)).rows).length) {
-      // a catch-up that cannot write (a full disk, a read-only file) leaves those records unfound
-      // until it can; the search itself still answers
-      await this.catchUpIndex().catch(() => {});
-    }
+  search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage> {
     return this.#searcher.search(query, options);
   }
 
-  /**
-   * After a state transaction that saved records committed: their index rows go in one script
-   * (one write transaction, one message to the writer Worker) once `INDEX_BATCH` of them wait, or
-   * before this process's next search or save, whichever comes first. So back-to-back checkpoints
-   * never wait for an FTS5 commit, and one FTS5 flush serves many of them. Not awaited: a
-   * failure leaves the numbers on the mark, for the next search.
-   */
-  indexSaved(): void {
-    if (this.#deferred.length >= INDEX_BATCH) this.#flushIndex();
-  }
-
-  /**
-   * Resolves once this process's follow-ups have landed. A state transaction that might otherwise
-   * keep the write lock from the writer (checkpoints back to back) waits for it first, so the
-   * index rows are never starved; one checkpoint in `INDEX_BATCH` pays for the wait.
-   */
-  indexSettled(): Promise<void> {
-    return this.#indexing;
-  }
-
-  /** Sends whatever index rows wait and resolves once they landed (a root closing: a one-shot process leaves none on the mark). */
-  indexNow(): Promise<void> {
-    this.#flushIndex();
-    return this.#indexing;
-  }
-
-  #flushIndex(): void {
-    const batch = this.#deferred;
-    if (!batch.length) return;
-    this.#deferred = [];
-    this.#crash("memory.before_index");
-    const steps: ScriptStep[] = [];
-    const made = new Set<number>();
-    for (const d of batch) {
-      const slice = sliceOf(d.seq, this.#sliceSize);
-      if (!made.has(slice)) steps.push({ sql: createSliceSql(slice), args: [] });
-      made.add(slice);
-      steps.push({ sql: deferredInsertSql(slice), args: [d.seq, ...d.columns, d.seq, d.seq, d.sha256, d.createdAt, d.title] });
-      steps.push({ sql: PENDING_DROP_SQL, args: [d.seq] });
-    }
-    const sent = this.#db.script(steps).then(
-      () => this.#crash("memory.after_index"),
-      () => {}, // left on the mark: the next search indexes it
-    );
-    this.#indexing = this.#indexing.then(() => sent);
-  }
-
-  /** Indexes every record the mark names (a crash between a save's commit and its follow-up), in one write transaction. */
-  async catchUpIndex(): Promise<void> {
-    await this.#db.write(async (tx) => {
-      const seqs = [...new Set(pendingOf((await tx.execute(PENDING_SQL)).rows))];
-      if (!seqs.length) return;
-      for (const seq of seqs) {
-        const r = (await tx.execute({ sql: "SELECT seq, type, title, content, keywords, raw_ref, sha256 FROM memories WHERE seq = ?", args: [seq] })).rows[0];
-        if (!r) continue; // rolled back
-        const [create, insert] = indexSteps(seq, this.#sliceSize, ["", "", "", "", ""]);
-        await tx.execute(create!);
-        // already in (an index rebuilt since): not twice
-        if ((await tx.execute({ sql: `SELECT 1 FROM ${sliceTable(sliceOf(seq, this.#sliceSize))} WHERE rowid = ?`, args: [seq] })).rows.length) continue;
-        const content = r.raw_ref === null ? String(r.content) : new TextDecoder().decode(await this.#blobs.get(String(r.raw_ref), String(r.sha256), `raw body of ${memoryId(seq)}`));
-        const columns = indexColumns({ title: String(r.title), content, keywords: JSON.parse(String(r.keywords)) as string[], type: String(r.type) });
-        await tx.execute({ sql: insert!.sql, args: [seq, ...columns] });
-      }
-      await tx.execute(`UPDATE root_meta SET value = '[]' WHERE key = '${INDEX_PENDING_KEY}'`);
-    });
-  }
-
   async save(rec: NewMemory): Promise<SaveResult> {
-    this.#flushIndex();
     if (rec.dedupe_key) {
       const existing = await this.#byDedupeKey(rec.dedupe_key);
       if (existing) return { record: existing, created: false };
@@ -217,7 +102,6 @@ export class LibsqlMemory implements MemoryStore {
    * round trip per record). Returns their ids in order. Records with a dedupe key go one by one.
    */
   async saveMany(recs: readonly NewMemory[]): Promise<string[]> {
-    this.#flushIndex();
     if (recs.some((r) => r.dedupe_key)) {
       const ids: string[] = [];
       for (const r of recs) ids.push((await this.save(r)).record.id);
@@ -260,23 +144,16 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   /**
-   * Saves inside a caller's write transaction (a checkpoint's one commit with its state): the
-   * record and the mark naming it; its index rows follow (`indexSaved`, called once that
-   * transaction commits, or by the next search). The long body's blob is written first;
-   * `discard` removes it, and the follow-up, when that transaction does not commit.
+   * Saves inside a caller's write transaction (a checkpoint's one commit with its state). The
+   * long body's blob is written first; `discard` removes it when that transaction does not commit.
    */
   async saveIn(tx: SqlExec, rec: NewMemory): Promise<{ result: SaveResult; discard: () => void }> {
     const p = await this.#prepare(rec, tx);
-    let deferred: Deferred | null = null;
     const discard = () => {
-      if (deferred) this.#deferred = this.#deferred.filter((d) => d !== deferred);
       if (p.rawRef) void this.#blobs.remove(p.rawRef);
     };
     try {
-      const out = await this.#insert(tx, rec, p, (d) => {
-        deferred = d;
-        this.#deferred.push(d);
-      });
+      const out = await this.#insert(tx, rec, p);
       if (!out.result.created) discard();
       return { result: out.result, discard: out.result.created ? discard : () => {} };
     } catch (e) {
@@ -297,7 +174,7 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   /** The rows of one save, inside a write transaction: deduped, capped, inserted and indexed. */
-  async #insert(tx: SqlExec, rec: NewMemory, p: Prepared, defer?: (d: Deferred) => void): Promise<{ result: SaveResult }> {
+  async #insert(tx: SqlExec, rec: NewMemory, p: Prepared): Promise<{ result: SaveResult }> {
     // one statement in the common case: a dedupe key already used inserts nothing and returns nothing
     const [type, title, content, keywords, taskId, ...rest] = rowArgs(rec, p);
     const ins = await tx.run(
@@ -315,12 +192,7 @@ export class LibsqlMemory implements MemoryStore {
     if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) {
       throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, seq, "memories");
     }
-    if (defer) {
-      await tx.run(PENDING_ADD_SQL, [seq, seq]);
-      defer({ seq, columns: indexColumns(rec), sha256: p.sha256, createdAt: p.createdAt, title: rec.title });
-    } else {
-      for (const step of indexSteps(seq, this.#sliceSize, indexColumns(rec))) await tx.run(step.sql, step.args);
-    }
+    for (const step of indexSteps(seq, this.#sliceSize, indexColumns(rec))) await tx.run(step.sql, step.args);
     this.#crash("memory.before_commit");
     return { result: { record: await this.#toRecord(row, rec.content), created: true } };
   }
@@ -374,18 +246,6 @@ export class LibsqlMemory implements MemoryStore {
       sha256: String(r.sha256),
       size: Number(r.size),
     };
-  }
-}
-
-/** The memory numbers a PENDING_SQL read names (none when the key is absent or unreadable). */
-function pendingOf(rows: readonly Row[]): number[] {
-  const v = rows[0]?.value;
-  if (v === undefined || v === null || v === "[]") return [];
-  try {
-    const list = JSON.parse(String(v)) as unknown;
-    return Array.isArray(list) ? list.filter((n): n is number => Number.isSafeInteger(n)) : [];
-  } catch {
-    return [];
   }
 }
 

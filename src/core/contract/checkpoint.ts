@@ -21,7 +21,6 @@ import { type CheckpointInput, PROGRESS_KIND } from "./types.ts";
 export async function checkpoint(c: ContractContext, input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
   checkDataSize(input.data);
   let prepared: { pending: PendingCheckpoint; waiting: boolean } | null = null;
-  await c.d.memory.indexSettled?.(); // an earlier checkpoint's index rows first (they never fail it)
   try {
     const out = await c.d.state.transact(async (tx) => {
       const live = await mustLoad(tx);
@@ -47,7 +46,6 @@ export async function checkpoint(c: ContractContext, input: CheckpointInput): Pr
       c.crash("checkpoint.before_commit");
       return { text, memory_id: memoryId, task: working, replayed: waiting !== null };
     });
-    c.d.memory.indexSaved?.(); // the record's search index rows follow in a write of their own
     c.crash("checkpoint.after_commit");
     if (out.replayed || c.d.pending.lost()) await c.d.pending.clear();
     c.crash("checkpoint.before_reply");
