@@ -16,14 +16,16 @@
 import { LIMITS } from "../core/limits.ts";
 import type { MemoryHit, SearchOptions, SearchPage } from "../core/ports.ts";
 import type { Database } from "../db/database.ts";
-import { buildMatchQuery, kindToken, makeSnippet, splitQuery } from "./segment.ts";
-import { LIST_SLICES_SQL, SLICE_SIZE_SQL, sliceSizeOf, slicesOf, sliceStart, sliceTable } from "./slices.ts";
+import { buildMatchQuery, kindToken, makeSnippet, SEGMENTATION, SEGMENTATION_KEY, splitQuery } from "./segment.ts";
+import { LIST_SLICES_SQL, SLICE_SIZE_KEY, sliceSizeOf, slicesOf, sliceStart, sliceTable } from "./slices.ts";
 
 /** How many of the newest matching records a search ranks before it lists older ones by age. */
 export const SEARCH_WINDOW = 200;
 
 /** bm25 weights per index column: title, body, keywords, chars (one-character queries), kind. */
 const WEIGHTS = "5.0, 1.0, 3.0, 1.0, 0.0";
+
+const META_SQL = "SELECT key, value FROM root_meta WHERE key IN (?, ?)";
 
 export function memoryId(seq: number): string {
   return "S_" + String(seq).padStart(4, "0");
@@ -86,10 +88,12 @@ export async function searchMemories(
   window = SEARCH_WINDOW,
 ): Promise<SearchPage> {
   const terms = queryTerms(query);
-  const match = buildMatchQuery(terms);
   const limit = Math.min(Math.max(1, options.limit ?? 10), LIMITS.search_limit);
   const cursor = decodeCursor(options.cursor);
   if (cursor === null) throw new Error(`cursor ${JSON.stringify(options.cursor)} is not a next_cursor value from an earlier search; start again without one`);
+  // the slice size, and whether the index holds Korean word tokens (segment.ts), in one read
+  const meta = (await db.execute({ sql: META_SQL, args: [SLICE_SIZE_KEY, SEGMENTATION_KEY] })).rows;
+  const match = buildMatchQuery(terms, meta.some((r) => r.key === SEGMENTATION_KEY && r.value === SEGMENTATION));
   const idSeqs = [...new Set(terms.map((t) => parseMemoryId(t.toUpperCase())).filter((n): n is number => n !== null))];
   const exact: MemoryHit[] = [];
   if (idSeqs.length && "offset" in cursor && cursor.offset === 0) {
@@ -103,7 +107,7 @@ export async function searchMemories(
   if (!match) return { hits: exact, next_cursor: null };
   const filtered = options.type ? `({kind} : ${kindToken(options.type)}) AND (${match})` : match;
   const slices = slicesOf((await db.execute(LIST_SLICES_SQL)).rows);
-  const size = sliceSizeOf((await db.execute(SLICE_SIZE_SQL)).rows);
+  const size = sliceSizeOf(meta.filter((r) => r.key === SLICE_SIZE_KEY));
   const shown = new Set(idSeqs);
   const want = limit - exact.length;
 

@@ -8,7 +8,15 @@
  *   token). A query term of two or more CJK characters is the phrase of its bigrams, which matches
  *   exactly where the term occurs as a substring, and looks up one rare-ish token per position
  *   instead of every document holding each character;
- * - chars: every CJK character alone, for one-character queries (the fallback).
+ * - chars: every CJK character alone, for one-character queries (the fallback);
+ * - Korean words (`SEGMENTATION` 2): Hangul is written in space-delimited words, so every
+ *   substring of `WORD_MIN`..`WORD_MAX` syllables of each Hangul run is also one token, marked
+ *   with a leading `h` (`체크포인트를` -> `h체크포 h크포인 … h체크포인트를`), at the end of its
+ *   column (after every other token, so no phrase of the words form spans them). A Hangul query
+ *   term of that length is then that one token: the same documents as the phrase of its bigrams
+ *   (where the term occurs inside a Hangul run, particles and all), found and counted for bm25
+ *   with one doclist instead of a position merge of several. Shorter and longer terms stay phrases.
+ *   The mark cannot arise otherwise: the words form always spaces a CJK run from what surrounds it.
  *
  * Pure functions.
  */
@@ -16,6 +24,15 @@
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const HAS_WORD = /[\p{L}\p{N}]/u;
+const HANGUL_RUN = /\p{Script=Hangul}+/gu;
+const ALL_HANGUL = /^\p{Script=Hangul}+$/u;
+
+/** The root_meta key recording how the memory index is segmented, and the current value (reindex.ts rebuilds older roots). */
+export const SEGMENTATION_KEY = "memory_segmentation";
+export const SEGMENTATION = "2";
+/** The lengths (in syllables) of the Hangul substrings indexed as word tokens. */
+export const WORD_MIN = 3;
+export const WORD_MAX = 8;
 
 function bigrams(run: string): string[] {
   const chars = [...run];
@@ -28,6 +45,24 @@ function bigrams(run: string): string[] {
 /** The words form of `text`: each CJK run replaced by its bigrams, spaced from what surrounds it. */
 export function wordsForIndex(text: string): string {
   return text.replace(CJK_RUN, (run) => ` ${bigrams(run).join(" ")} `);
+}
+
+/** The Korean word tokens of `text`: each substring of WORD_MIN..WORD_MAX syllables of each Hangul run, marked. */
+export function hangulWordsForIndex(text: string): string {
+  const out: string[] = [];
+  for (const m of text.matchAll(HANGUL_RUN)) {
+    const chars = [...m[0]];
+    for (let len = WORD_MIN; len <= Math.min(WORD_MAX, chars.length); len++) {
+      for (let i = 0; i + len <= chars.length; i++) out.push("h" + chars.slice(i, i + len).join(""));
+    }
+  }
+  return out.join(" ");
+}
+
+/** A text column of the index: the words form, then the Korean word tokens. */
+function textForIndex(text: string): string {
+  const words = hangulWordsForIndex(text);
+  return words ? `${wordsForIndex(text)} ${words}` : wordsForIndex(text);
 }
 
 /** The chars form of `text`: its CJK characters, one token each (nothing else). */
@@ -63,17 +98,26 @@ export function termClass(term: string): TermClass {
 
 /**
  * An FTS5 MATCH expression: each term a phrase, OR'ed together (bm25 ranks documents matching
- * more of them higher). A single CJK character is looked up in the chars column; anything else
- * as the phrase of its words form in the text columns. Terms with no letter or digit are
- * dropped; null when nothing is left to search for.
+ * more of them higher). A single CJK character is looked up in the chars column; where the index
+ * holds Korean word tokens (`koreanWords`: its root_meta SEGMENTATION_KEY is SEGMENTATION), a
+ * Hangul term of WORD_MIN..WORD_MAX syllables as its one word token; anything else as the phrase
+ * of its words form in the text columns. Terms with no letter or digit are dropped; null when
+ * nothing is left to search for.
  */
-export function buildMatchQuery(terms: readonly string[]): string | null {
+export function buildMatchQuery(terms: readonly string[], koreanWords = false): string | null {
   const parts: string[] = [];
   for (const term of terms) {
     if (!HAS_WORD.test(term)) continue;
     if (termClass(term) === "cjk_one") {
       parts.push(`{chars} : ${phrase(charsForIndex(term))}`);
       continue;
+    }
+    if (koreanWords && ALL_HANGUL.test(term)) {
+      const len = [...term].length;
+      if (len >= WORD_MIN && len <= WORD_MAX) {
+        parts.push(`{title body keywords} : ${phrase("h" + term)}`);
+        continue;
+      }
     }
     parts.push(`{title body keywords} : ${phrase(wordsForIndex(term))}`);
   }
@@ -89,9 +133,9 @@ export function kindToken(type: string): string {
 export function indexColumns(m: { title: string; content: string; keywords: readonly string[]; type: string }): [string, string, string, string, string] {
   const keywords = m.keywords.join(" ");
   return [
-    wordsForIndex(m.title),
-    wordsForIndex(m.content),
-    wordsForIndex(keywords),
+    textForIndex(m.title),
+    textForIndex(m.content),
+    textForIndex(keywords),
     charsForIndex(`${m.title} ${m.content} ${keywords}`),
     kindToken(m.type),
   ];
