@@ -41,7 +41,13 @@ export class FilePendingStore implements PendingStore {
     this.#crash = crash ?? (() => {});
   }
 
-  /** Whether it is there; a path the process cannot look at (permissions, a link loop, a file in place of a directory) counts as there: the gate then reads read-only. */
+  /**
+   * Whether it is there; a path the process cannot look at (permissions, a link loop, a file in
+   * place of a directory) counts as there: the gate then reads read-only. One `stat` on every gate
+   * check, on purpose: this file is written exactly when memory.db could not take the
+   * checkpoint, so no mark inside the database (or its `-shm`, which the state cache watches)
+   * could stand for it, and a cached answer could miss another process's failed checkpoint.
+   */
   exists(): boolean {
     try {
       return statSync(this.path, { throwIfNoEntry: false }) !== undefined;

@@ -4,7 +4,10 @@
  * A checkpoint's memory record and its state change commit in one transaction. Every state write
  * is a compare-and-swap on the current task's version inside a write transaction (BEGIN
  * IMMEDIATE: one writer at a time, across processes). Reads take no lock (WAL); on a libSQL
- * connection they are answered from a cache checked against `PRAGMA data_version`.
+ * connection they are answered from a cache checked against the connection's `dataVersion`: for a
+ * local file the WAL-index header of `memory.db-shm` (db/change_detector.ts, no SQL), else
+ * `PRAGMA data_version`. It is read before the state, so a commit in between costs a reload,
+ * never a stale answer.
  */
 import { ConflictError, NotFoundError, StateCorruptError } from "../core/errors.ts";
 import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx, TaskSummary } from "../core/ports.ts";
@@ -40,7 +43,7 @@ export interface DbStateStoreOptions {
   crash?: CrashPoint;
   /** Saves a memory record inside the state's transaction; absent where memory is not open (the gate). */
   saveMemory?: (tx: SqlExec, record: NewMemory) => Promise<{ result: SaveResult; discard: () => void }>;
-  /** Cache reads against `PRAGMA data_version` (a long-lived connection); off for one-shot use. */
+  /** Cache reads against the connection's `dataVersion` (a long-lived connection); off for one-shot use. */
   cache?: boolean;
 }
 
