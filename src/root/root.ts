@@ -22,7 +22,7 @@ import { claimProject, foldWal, probeRead } from "../store/root_db.ts";
 import { LibsqlMemory, type Searcher } from "../memory/store.ts";
 import { InProcessSearcher, WorkerSearcher } from "../memory/worker_client.ts";
 import { removeOrphanTemps } from "../store/atomic.ts";
-import { type BlobStore, type CollectPace, fileBlobs } from "../store/blobs.ts";
+import { type BlobStore, type CollectPace, fileBlobs, removeDeadTemps } from "../store/blobs.ts";
 import { blobsNamed, dbBlobs } from "../store/db_blobs.ts";
 import { type ServerStore, serverPendingPath, serverSessionPath, storeName } from "../store/server_config.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
@@ -55,6 +55,9 @@ function checkWritable(paths: string[]): void {
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** How long after a server opens a root its orphan collection starts: the requests of its start go first. */
+export const ORPHAN_START_DELAY_MS = 1000;
 
 /** A blob younger than this may belong to a commit still in flight in another process. */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
@@ -185,6 +188,8 @@ class Opening {
   paths!: RootPaths;
   #db: Database | null = null;
   sliceSize = 0;
+  /** Temp files of dead writers in raw_data/ being removed (a local root), awaited by its last step. */
+  rawTemps: Promise<void> = Promise.resolve();
   constructor(readonly store: RootStore, readonly options: RootOptions) {}
   get db(): Database {
     if (!this.#db) throw new Error("the database is not open yet");
@@ -216,9 +221,9 @@ const PLANS: Readonly<Record<RootStore["kind"], OpenPlan<Opening>>> = {
       mkdirSync(paths.longrun, { recursive: true, mode: 0o700 });
       mkdirSync(paths.rawData, { recursive: true, mode: 0o700 });
       removeOrphanTemps(paths.longrun);
-      // raw_data/ holds every long body, so listing it grows with the memory: a long-lived process
-      // (writes through the Worker) leaves its temp files to collectOrphanBlobs, after it answers
-      if (o.options.searchInWorker === false) removeOrphanTemps(paths.rawData);
+      // raw_data/ holds every long body, so listing it grows with the memory: listed off this
+      // thread while the database opens, done before the root is (the identity step waits for it)
+      o.rawTemps = removeDeadTemps(paths.rawData);
       checkPresent(paths.longrun, paths.memoryDb); // before opening, which would create an empty one
       checkWritable([paths.dir, paths.longrun, paths.memoryDb]);
     },
@@ -231,6 +236,7 @@ const PLANS: Readonly<Record<RootStore["kind"], OpenPlan<Opening>>> = {
     reindex: (o) => rebuildMemoryIndex(o.db, fileBlobs(o.paths.rawData)),
     "legacy import": (o) => importLegacyState(o.paths.state, libsqlConn(o.db), o.options.clock ?? systemClock),
     async identity(o) {
+      await o.rawTemps;
       remember(o.paths.longrun, await libsqlConn(o.db).write((tx) => settleIdentity(o.paths.longrun, o.paths.memoryDb, tx)));
     },
   },
@@ -271,6 +277,7 @@ export class Root {
   #closed = false;
   /** Orphan collections in flight (close waits for each to reach its next step). */
   readonly #collecting = new Set<Promise<void>>();
+  readonly #onClose = new Set<() => void>();
 
   private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions, server: ServerStore | null = null) {
     const clock = options.clock ?? systemClock;
@@ -340,29 +347,44 @@ export class Root {
 
   /**
    * Removes blobs in `raw_data/` that no row names and that are older than `graceMs` (left by a
-   * process killed between writing a body and committing its row). Servers run it once after
-   * opening a root, in the background: a few blobs a step, each step an indexed probe on the
-   * writing connection (the Worker's), with a turn of the event loop between steps, so the
-   * requests that arrive meanwhile (the first one included) never wait for it, whatever the size
-   * of the memory. `pace.step` is the tests' seam to hold it between steps. Returns the file
-   * names removed.
+   * process killed between writing a body and committing its row). Servers run it once after opening a root, in the background: it starts
+   * `pace.afterMs` after it is called (default ORPHAN_START_DELAY_MS, so the requests of the
+   * start are answered first; at once when the root closes sooner), then goes a few blobs a step,
+   * each step an indexed probe on the writing connection (the Worker's), with a turn of the event
+   * loop between steps, so no request waits for it, whatever the size of the memory. It stops at
+   * the next step once the root closes. `pace.step` is the tests' seam to hold it between steps.
+   * Returns the file names removed.
    */
-  collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS, pace: CollectPace = {}): Promise<string[]> {
+  collectOrphanBlobs(graceMs = ORPHAN_GRACE_MS, pace: CollectPace & { afterMs?: number } = {}): Promise<string[]> {
     if (this.#closed) return Promise.resolve([]);
     const db = this.db;
     const closed = new Error("the root closed");
     const step = async () => {
       if (this.#closed) throw closed;
-      await pace.step?.();
+      await (pace.step ?? nextTurn)();
       if (this.#closed) throw closed;
     };
-    const run = this.blobs
-      .collectOrphans((refs) => (this.#closed ? Promise.resolve(new Set(refs)) : blobsNamed(db, refs)), graceMs, { batch: pace.batch, step: pace.step ? step : async () => { await nextTurn(); await step(); } })
+    const named = (refs: readonly string[]) => (this.#closed ? Promise.resolve(new Set(refs)) : blobsNamed(db, refs));
+    const run = this.#afterOrClose(pace.afterMs ?? ORPHAN_START_DELAY_MS)
+      .then(() => this.blobs.collectOrphans(named, graceMs, { batch: pace.batch, step }))
       .catch((e: unknown) => (e === closed ? [] : Promise.reject(e)));
     const done = run.then(() => {}, () => {});
     this.#collecting.add(done);
     void done.then(() => this.#collecting.delete(done));
     return run;
+  }
+
+  /** Resolves after `ms`, or as soon as the root closes. */
+  #afterOrClose(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        this.#onClose.delete(go);
+        resolve();
+      };
+      const timer = setTimeout(go, ms);
+      this.#onClose.add(go);
+    });
   }
 
   /** A trivial read of the task store and of memory on each of the database's connections (`GET /ready`). */
@@ -385,7 +407,8 @@ export class Root {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // a collection in flight stops at its next step (its temp sweep, the first thing it does, is done by then)
+    // a collection waiting to start starts now and, like one in flight, stops at its next step
+    for (const go of [...this.#onClose]) go();
     await Promise.all(this.#collecting);
     await this.#searcher.close();
     if (this.server) return this.db.close();

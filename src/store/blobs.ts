@@ -64,11 +64,24 @@ export function removeBlob(rawDir: string, ref: string): void {
 /** Which of the given references some row names (one indexed probe per reference: db_blobs.ts `blobsNamed`). */
 export type NamedAmong = (refs: readonly string[]) => Promise<ReadonlySet<string>>;
 
+/**
+ * Temp files of writers since dead in `rawDir` (`removeOrphanTemps`), listed off this thread: the
+ * directory holds every long body, so a root's opening runs this beside opening its database
+ * rather than in line. Never rejects.
+ */
+export async function removeDeadTemps(rawDir: string): Promise<void> {
+  try {
+    if ((await readdir(rawDir)).some((n) => n.endsWith(".tmp"))) removeOrphanTemps(rawDir);
+  } catch {
+    // no directory: nothing to remove
+  }
+}
+
 /** How orphan collection paces itself, so it never stands in a request's way. */
 export interface CollectPace {
   /** Blobs looked at per step (default 64): one probe of the database per step. */
   batch?: number;
-  /** Awaited before each step (default: a macrotask turn, so requests queued meanwhile go first). Tests hold the collection here. */
+  /** Awaited before each step (default: a macrotask turn, so requests queued meanwhile go first); it may throw to stop the walk. Tests hold the collection here. */
   step?: () => Promise<void>;
 }
 
@@ -78,8 +91,7 @@ const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /**
  * Blobs no row refers to: written by a process that was killed before its commit (a blob is
  * written before the row that names it). Only files older than `graceMs` are removed, so a blob
- * another process has just written for a commit still in flight is never taken from it. Temp
- * files of writers since dead go too (`removeOrphanTemps`, only when the listing shows one). Walks
+ * another process has just written for a commit still in flight is never taken from it. Walks
  * `raw_data/` in small steps, each a stat per file and one indexed probe (`named`) for the old
  * ones, with a turn of the event loop between steps: its cost grows with the blobs, never with
  * the memories, and no step holds anything a request waits for. Returns the names removed.
@@ -92,8 +104,6 @@ export async function removeOrphanBlobs(rawDir: string, named: NamedAmong, grace
   } catch {
     return removed;
   }
-  // temp files of writers killed mid-write: a long-lived process leaves them to this walk (root.ts)
-  if (all.some((n) => n.endsWith(".tmp"))) removeOrphanTemps(rawDir);
   const names = all.filter((n) => BLOB_NAME.test(n));
   const batch = pace.batch ?? COLLECT_BATCH;
   for (let i = 0; i < names.length; i += batch) {
