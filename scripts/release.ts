@@ -1,6 +1,6 @@
 /**
  * Release builds: one executable per target (scripts/targets.ts), each packed with LICENSE and
- * README.md into an archive, plus SHA256SUMS and manifest.json.
+ * README.md and docs/ into an archive, plus SHA256SUMS and manifest.json.
  *
  *   npm run release                               every target
  *   npm run release -- --targets linux-x64,linux-arm64
@@ -163,7 +163,8 @@ export async function release(targets: Target[], log: (s: string) => void = (s) 
   const mtime = sourceDate();
   rmSync(RELEASE_DIR, { recursive: true, force: true });
   mkdirSync(RELEASE_DIR, { recursive: true });
-  const docs = ["LICENSE", "README.md"].map((f) => ({ f, data: readFileSync(join(REPO, f)) }));
+  // the README links into docs/, so the reference travels with it
+  const docs = ["LICENSE", "README.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)].map((f) => ({ f, data: readFileSync(join(REPO, f)) }));
   const manifest: Record<string, unknown>[] = [];
   const sums: string[] = [];
   const t0 = performance.now();

@@ -17,7 +17,7 @@ Usage:
                                     HTTP API: POST /rpc, GET /v1/status, MCP at /mcp, GET /metrics (host token),
                                     GET /health and GET /ready (no token); host and agent bearer tokens in
                                     DIR/.longrun/http.json, or LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN;
-                                    every flag has a LONGRUN_* variable (README: Configuration (environment))
+                                    every flag has a LONGRUN_* variable (docs/http.md: Configuration (environment))
   longrun mcp [--root DIR] [--tools default|research|all|NAME,...]
                                     MCP server over stdio: agent-side tools only; --tools picks them
                                     (default: the coding set; research adds long-run tools; all: every tool)
@@ -54,7 +54,7 @@ Usage:
 DIR must be an existing absolute directory; it defaults to the working directory.
 --store URL --project KEY [--state-dir DIR] (or LONGRUN_STORE, LONGRUN_PROJECT, LONGRUN_STATE_DIR;
 token in LONGRUN_STORE_TOKEN) put the root on a libSQL server instead (serve, http, mcp, status, resume,
-checkpoint, finish, recover; hooks read the variables only); see the README's deployment section.
+checkpoint, finish, recover; hooks read the variables only); see docs/libsql-server.md.
 Everything of a local project lives under DIR: memory.db (task state, memory, run ledger),
 .longrun/ (pending checkpoint, settings, tokens), raw_data/ (long bodies). Logs go to stderr; in
 serve and mcp modes stdout carries protocol only.

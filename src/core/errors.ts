@@ -306,7 +306,7 @@ export class StorageError extends LongrunError {
       disk_full: "the disk (or the database's size limit) is full: free space, then retry",
       read_only: "it cannot be written (read-only file system or permissions): make it writable, then retry",
       io: "the file system reported an I/O error: check the disk, then retry",
-      missing: "a file longrun needs is gone or was replaced: see the README's recovery section",
+      missing: "a file longrun needs is gone or was replaced: see docs/reliability.md",
       too_many_files: "this process has too many open files: raise its limit (ulimit -n), or serve fewer roots at once (--max-roots)",
       unreachable: "the libSQL server is unreachable: nothing was written there and writes are refused until it answers again; check that it runs and the URL, then retry",
       refused: "the libSQL server refused the request (authentication or permissions): check LONGRUN_STORE_TOKEN",

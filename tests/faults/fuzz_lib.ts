@@ -754,14 +754,14 @@ export async function fuzzRpc(o: RpcFuzzOptions): Promise<RpcFuzzReport> {
 // ---------------------------------------------------------------------------------------------
 // hooks
 
-/** Tools that pass a read-only turn on their own (README, "Claude Code: the gate"). */
+/** Tools that pass a read-only turn on their own (docs/gate.md). */
 const READ_ONLY_TOOLS = new Set([
   "Read", "Grep", "Glob", "LSP", "WebFetch", "WebSearch", "TodoWrite", "Agent", "Task", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
   "ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch", "WaitForMcpServers", "TaskOutput", "TaskGet", "TaskList", "TaskCreate", "TaskUpdate",
   "TaskStop", "BashOutput", "Skill",
 ]);
 const WRITE_MARKERS = /rm|touch|>|-o|-delete|-exec|\$|`|tee|mv|cp|chmod|dd|sed|awk|python|node|sh\b|xargs|git (commit|push|config|checkout|reset)/;
-/** What no tool may read (README, "Protected under any lease", the rows marked "reads too"). */
+/** What no tool may read (docs/gate.md, "Protected under any lease", the rows marked "reads too"). */
 const READ_PROTECTED = /\.longrun|memory\.db|raw_data|\/proc\/[^/]*\/(environ|mem)/i;
 
 function toolPayloads(root: string): Record<string, unknown>[] {

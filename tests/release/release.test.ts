@@ -82,7 +82,7 @@ describe("the release", { skip: releaseSkip }, () => {
         const x = await run(["tar", "-xzf", join(RELEASE_DIR, t.archive), "-C", dir]);
         assert.equal(x.code, 0, x.stderr);
         const top = join(dir, `longrun-${VERSION}-${t.target}`);
-        for (const f of ["longrun", "LICENSE", "README.md"]) assert.ok(existsSync(join(top, f)), `${t.archive}: ${f}`);
+        for (const f of ["longrun", "LICENSE", "README.md", "docs/index.md", "docs/protocol.md"]) assert.ok(existsSync(join(top, f)), `${t.archive}: ${f}`);
         const exe = readFileSync(join(top, "longrun"));
         assert.equal(exe.length, t.executable_bytes);
         const arm = t.target.includes("arm64");
