@@ -45,6 +45,9 @@ export function gitCommit(): string {
   return head.stdout.trim() + (dirty.status === 0 && dirty.stdout.trim() !== "" ? "+dirty" : "");
 }
 
+/** The JIT tier-up scale the executable starts with (see `compile` below and src/main.ts). */
+export const HOOK_JIT_POLICY = 100;
+
 export interface CompileOptions {
   outfile: string;
   target?: string;
@@ -97,7 +100,22 @@ export async function compile(options: CompileOptions): Promise<{ outfile: strin
     // the executable reads no configuration from the directory it runs in: a bunfig.toml (its
     // preload runs code before longrun's), a .env (variables that move the store or the boundary),
     // a tsconfig.json or package.json there is the project's, which an agent writes under a lease
-    compile: { outfile: options.outfile, target: target.bun, autoloadDotenv: false, autoloadBunfig: false, autoloadTsconfig: false, autoloadPackageJson: false, ...(executablePath ? { executablePath } : {}) },
+    //
+    // JavaScriptCore's tier-up thresholds start 100 times higher (jitPolicy): a hook is a process
+    // per tool call, over in milliseconds, and compiling its run-once code cost it more than it
+    // saved (measured: a quarter of its CPU, ~90 context switches waking the JIT threads); code
+    // that runs long still tiers up. src/main.ts puts every other command back on the normal
+    // policy at once; Workers start with the normal policy on their own.
+    compile: {
+      outfile: options.outfile,
+      target: target.bun,
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+      autoloadTsconfig: false,
+      autoloadPackageJson: false,
+      jitPolicy: HOOK_JIT_POLICY,
+      ...(executablePath ? { executablePath } : {}),
+    },
     minify: true,
     bytecode: true,
     format: "cjs",

@@ -37,6 +37,11 @@ if (gating) {
   process.on("unhandledRejection", failure);
 }
 
+// The compiled executable starts with JavaScriptCore's tier-up thresholds scaled up, for the
+// per-call hook processes, whose run-once code never pays back a JIT compile (scripts/compile.ts);
+// every other command (the servers above all) goes back to the normal policy before it runs.
+if (argv[0] !== "hook") (globalThis as { Bun?: { unsafe?: { setJITPolicy?: (scale: number) => void } } }).Bun?.unsafe?.setJITPolicy?.(1);
+
 type Command = (argv: string[]) => Promise<number>;
 (argv[0] === "hook"
   ? loadOwn<{ runHook: Command }>("hooks/command").then((m) => m.runHook(argv.slice(1)))
