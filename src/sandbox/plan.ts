@@ -23,6 +23,7 @@
  * Absent shell startup files, `.gitconfig` and a missing `.git/` are left for the command to make.
  */
 import { GIT_ENTRIES, HOME_HIDDEN, LONGRUN_RULES, type MaskEntry, ROOT_ENTRIES } from "./layout.ts";
+import { ROOT_PATHS } from "../root/layout.ts";
 
 export type SandboxMode = "read" | "lease";
 export const MODES: readonly SandboxMode[] = ["read", "lease"];
@@ -157,7 +158,7 @@ export function sandboxPlan(input: PlanInput): Plan | Refusal {
       return;
     }
     if (k === null) {
-      const sidecar = e.rel.startsWith("memory.db-") && kind(join(dir, "memory.db")) === "file";
+      const sidecar = e.rel.startsWith(`${ROOT_PATHS.memoryDb}-`) && kind(join(dir, ROOT_PATHS.memoryDb)) === "file";
       if (fill === "none" || !(writable(p) || sidecar)) return;
       if (e.absent === "remove_after") removeAfter.push(p);
       if (e.absent !== "dir" && e.absent !== "file") return;

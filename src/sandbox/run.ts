@@ -14,7 +14,8 @@ import { scanAround } from "./scan.ts";
 import { seccompProgram } from "./seccomp.ts";
 import { findBwrap, NOT_INSTALLED } from "./status.ts";
 import { insideOuterSandbox, LandlockRefusal, runUnderLandlock } from "./landlock_run.ts";
-import { GITIGNORE_LINES } from "../root/layout.ts";
+import { GITIGNORE_LINES, LAYOUT, ROOT_PATHS } from "../root/layout.ts";
+import { stateDirParents } from "../store/server_config.ts";
 
 export type SandboxErrorCode = "bad_mode" | "bad_root" | "not_installed" | "scan_incomplete" | "protected_link" | "setup_failed";
 
@@ -58,14 +59,14 @@ function realRoot(root: string): string {
 
 /** A file of longrun's in the root that has a second hard link somewhere (a mask hides a name, not the file), or null. */
 function hardLinked(root: string): string | null {
-  const longrun = join(root, ".longrun");
+  const longrun = join(root, ROOT_PATHS.longrun);
   let names: string[] = [];
   try {
     names = readdirSync(longrun).map((n) => join(longrun, n));
   } catch {
     // none yet
   }
-  for (const p of [...names, ...["", "-wal", "-shm", "-journal"].map((s) => join(root, `memory.db${s}`))]) {
+  for (const p of [...names, ...LAYOUT.filter((e) => e.protect === "longrun_memory").map((e) => join(root, e.rel))]) {
     try {
       const st = lstatSync(p);
       if (st.isFile() && st.nlink > 1) return p;
@@ -94,8 +95,7 @@ function stateDirs(env: Record<string, string | undefined>, home: string): strin
     if (!p || !p.startsWith("/") || !existsSync(p)) return;
     out.add(realpathSync(p));
   };
-  if (env.XDG_STATE_HOME?.startsWith("/")) add(join(env.XDG_STATE_HOME, ".longrun"));
-  if (home) add(join(home, ".local", "state", ".longrun"));
+  for (const p of stateDirParents(env, home)) add(p);
   const named = env.LONGRUN_STATE_DIR;
   add(named);
   // the `.longrun` directory it must sit in, whole

@@ -7,6 +7,7 @@
  */
 import { type Dirent, existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { ROOT_PATHS } from "../root/layout.ts";
 
 export interface ScanLimits {
   depth: number;
@@ -30,7 +31,7 @@ export interface ScanIncomplete {
   message: string;
 }
 
-const SKIP = new Set(["node_modules", ".git", ".longrun", "raw_data"]);
+const SKIP = new Set(["node_modules", ".git", ROOT_PATHS.longrun, ROOT_PATHS.rawData]);
 
 function isDir(p: string): boolean {
   try {
@@ -106,7 +107,7 @@ export function scanAround(root: string, home: string, limits: ScanLimits = SCAN
       for (const e of entries) {
         if (!e.isDirectory()) continue;
         const p = `${dir}/${e.name}`;
-        if (e.name === ".longrun" && dir !== root) roots.add(dir);
+        if (e.name === ROOT_PATHS.longrun && dir !== root) roots.add(dir);
         if (e.name === ".git" && dir !== root) gitDirs.push(p);
         if (!SKIP.has(e.name) && isRealDir(p)) next.push(p);
       }

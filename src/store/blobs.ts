@@ -11,6 +11,9 @@ import type { CrashPoint } from "../core/ports.ts";
 import { removeOrphanTemps, writeFileAtomic } from "./atomic.ts";
 import type { SqlExec } from "../db/sql.ts";
 
+/** How a blob's reference begins, as rows store it: the root's raw_data/ directory (src/root/layout.ts's rawData; tests/hooks/layout_table.test.ts checks they agree). */
+export const RAW_REF_PREFIX = "raw_data/";
+
 /** A blob file's name as `writeBlob` makes it (anything else in raw_data/ is not ours to remove). */
 const BLOB_NAME = /^[a-z]+-[0-9a-f]{16}-[0-9a-f]{8}\.[a-z]+$/;
 
@@ -29,13 +32,13 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 export function writeBlob(rawDir: string, prefix: string, bytes: Uint8Array, crash?: CrashPoint, ext = "txt"): Blob {
   const sha256 = sha256Hex(bytes);
   const ref = blobRef(prefix, sha256, ext);
-  writeFileAtomic(join(rawDir, ref.slice("raw_data/".length)), bytes, { mode: 0o600, label: "raw", crash });
+  writeFileAtomic(join(rawDir, ref.slice(RAW_REF_PREFIX.length)), bytes, { mode: 0o600, label: "raw", crash });
   return { ref, size: bytes.length, sha256 };
 }
 
 function pathOf(rawDir: string, ref: string): string {
-  if (!ref.startsWith("raw_data/") || !BLOB_NAME.test(ref.slice("raw_data/".length))) throw new Error(`not a raw_data reference: ${JSON.stringify(ref)}`);
-  return join(rawDir, ref.slice("raw_data/".length));
+  if (!ref.startsWith(RAW_REF_PREFIX) || !BLOB_NAME.test(ref.slice(RAW_REF_PREFIX.length))) throw new Error(`not a raw_data reference: ${JSON.stringify(ref)}`);
+  return join(rawDir, ref.slice(RAW_REF_PREFIX.length));
 }
 
 /** Reads a blob back, refusing one that is missing or does not match its digest. */
@@ -118,9 +121,9 @@ export async function removeOrphanBlobs(rawDir: string, named: NamedAmong, grace
       }
     }
     if (!old.length) continue;
-    const kept = await named(old.map((n) => `raw_data/${n}`));
+    const kept = await named(old.map((n) => `${RAW_REF_PREFIX}${n}`));
     for (const name of old) {
-      if (kept.has(`raw_data/${name}`)) continue;
+      if (kept.has(`${RAW_REF_PREFIX}${name}`)) continue;
       try {
         await unlink(join(rawDir, name));
         removed.push(name);
@@ -171,5 +174,5 @@ export function fileBlobs(rawDir: string): BlobStore {
 
 /** A new blob's reference: `raw_data/<prefix>-<sha16>-<rand8>.<ext>` (also the name of a blob row). */
 export function blobRef(prefix: string, sha256: string, ext = "txt"): string {
-  return `raw_data/${prefix}-${sha256.slice(0, 16)}-${randomBytes(4).toString("hex")}.${ext}`;
+  return `${RAW_REF_PREFIX}${prefix}-${sha256.slice(0, 16)}-${randomBytes(4).toString("hex")}.${ext}`;
 }

@@ -7,7 +7,7 @@
 import { ContentMissingError } from "../core/errors.ts";
 import type { CrashPoint } from "../core/ports.ts";
 import type { Database } from "../db/database.ts";
-import { type Blob, blobRef, type BlobStore, COLLECT_BATCH, type CollectPace, type NamedAmong, sha256Hex } from "./blobs.ts";
+import { type Blob, blobRef, type BlobStore, COLLECT_BATCH, type CollectPace, type NamedAmong, RAW_REF_PREFIX, sha256Hex } from "./blobs.ts";
 import type { SqlExec } from "../db/sql.ts";
 
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -71,7 +71,7 @@ export function dbBlobs(db: Database, where: string): BlobStore {
         for (const ref of old) {
           if (kept.has(ref)) continue;
           await db.execute({ sql: "DELETE FROM blobs WHERE ref = ? AND created_ms < ?", args: [ref, cutoff] });
-          gone.push(ref.slice("raw_data/".length));
+          gone.push(ref.slice(RAW_REF_PREFIX.length));
         }
       }
     },

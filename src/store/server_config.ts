@@ -86,9 +86,17 @@ export function serverStoreFrom(
  * can neither remove a pending checkpoint there nor read the runner's files).
  */
 export function defaultStateDir(url: string, project: string, env: Record<string, string | undefined> = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
   const id = crypto().createHash("sha256").update(`${url}\n${project}`).digest("hex").slice(0, 16);
-  return join(base, ".longrun", `${project}-${id}`);
+  return join(stateDirParents(env)[0]!, `${project}-${id}`);
+}
+
+/** The name of the directory server-store state dirs live in: the name of a root's own state directory (src/root/layout.ts), which the gate protects wherever it is. */
+export const STATE_DIR_NAME = ".longrun";
+
+/** Where default state directories are made, the one defaultStateDir uses first: `$XDG_STATE_HOME/.longrun` when set, and `~/.local/state/.longrun`. */
+export function stateDirParents(env: Record<string, string | undefined> = process.env, home: string = env.HOME || homedir()): string[] {
+  const xdg = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? [join(env.XDG_STATE_HOME, STATE_DIR_NAME)] : [];
+  return [...xdg, join(home, ".local", "state", STATE_DIR_NAME)];
 }
 
 /**

@@ -165,3 +165,14 @@ describe("the root's layout table", () => {
     );
   });
 });
+
+describe("names the storage floor keeps (it sits below the layout table, so it states them once and is checked here)", () => {
+  test("a blob's reference begins with the root's raw_data/ directory, and server-store state lives in a directory named like a root's own", async () => {
+    const { RAW_REF_PREFIX } = await import("../../src/store/blobs.ts");
+    const { STATE_DIR_NAME, stateDirParents } = await import("../../src/store/server_config.ts");
+    assert.equal(RAW_REF_PREFIX, `${ROOT_PATHS.rawData}/`);
+    assert.equal(STATE_DIR_NAME, ROOT_PATHS.longrun);
+    assert.deepEqual(stateDirParents({ XDG_STATE_HOME: "/x/state" }, "/h"), ["/x/state/.longrun", "/h/.local/state/.longrun"]);
+    assert.deepEqual(stateDirParents({ XDG_STATE_HOME: "relative" }, "/h"), ["/h/.local/state/.longrun"]);
+  });
+});

@@ -16,6 +16,7 @@ import type { RunSummary } from "../../ledger/runs.ts";
 import type { Dispatcher } from "../../rpc/dispatcher.ts";
 import type { ErrorObject } from "../../rpc/errors.ts";
 import type { Caller, Side } from "../../rpc/method.ts";
+import { ROOT_PATHS } from "../../root/layout.ts";
 
 /** Bounds on what one snapshot carries (the page shows the newest; counts are always whole). */
 export const SNAPSHOT_LIMITS = { tasks: 200, runs: 20, receipts_per_group: 25, timeline: 40, artifacts: 200, adjustments: 100, roots: 200 } as const;
@@ -83,7 +84,7 @@ export function rootChoices(defaultRoot: string, allowRoots: string[]): string[]
   const out = new Set<string>([defaultRoot]);
   const isRoot = (dir: string) => {
     try {
-      return statSync(join(dir, ".longrun")).isDirectory();
+      return statSync(join(dir, ROOT_PATHS.longrun)).isDirectory();
     } catch {
       return false;
     }
