@@ -21,17 +21,6 @@ export function claimProject(db: Database, project: string): Promise<string> {
   });
 }
 
-/** Every blob a row names: memories' raw bodies, artifacts and their attachments, externalised contexts. */
-export async function referencedBlobs(db: Database): Promise<Set<string>> {
-  const rows = await db.values(
-    `SELECT raw_ref FROM memories WHERE raw_ref IS NOT NULL
-     UNION ALL SELECT ref FROM artifacts
-     UNION ALL SELECT ref FROM artifact_attachments WHERE ref IS NOT NULL
-     UNION ALL SELECT path FROM contexts`,
-  );
-  return new Set(rows.map((r) => String(r[0])));
-}
-
 /** The first row of the task table and of memory: it needs the file, its schema and a read lock, nothing more. */
 const PROBE = "SELECT (SELECT count(*) FROM (SELECT 1 FROM tasks LIMIT 1)), (SELECT count(*) FROM (SELECT 1 FROM memories LIMIT 1))";
 

@@ -9,14 +9,12 @@
 import assert from "node:assert/strict";
 import { existsSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { Database } from "../../src/db/database.ts";
-import { migrate } from "../../src/db/schema.ts";
 import { ORPHAN_GRACE_MS, Root } from "../../src/root/root.ts";
 import { writeBlob } from "../../src/store/blobs.ts";
 import { blobsNamed, dbBlobs } from "../../src/store/db_blobs.ts";
 import { removeDir, tempDir } from "../support/helpers.ts";
+import { eachMigratedDb } from "../support/migrated_db.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const HOUR_AGO = () => new Date(Date.now() - 3600_000);
@@ -125,32 +123,22 @@ describe("orphan blobs in raw_data/", () => {
 });
 
 describe("orphan blobs in the database (a root on a libSQL server)", () => {
-  let dir: string;
-  let db: Database;
-  beforeEach(async () => {
-    dir = tempDir();
-    db = await Database.open(pathToFileURL(join(dir, "memory.db")).href, { writes: "inline" });
-    await migrate(db);
-  });
-  afterEach(async () => {
-    await db.close();
-    removeDir(dir);
-  });
+  const t = eachMigratedDb();
 
   test("removes an old unnamed blob row, keeps a named one and one in flight, in steps of one", async () => {
-    const blobs = dbBlobs(db, "test");
+    const blobs = dbBlobs(t.db, "test");
     const named = await blobs.put("m", enc("named body"));
     const orphan = await blobs.put("m", enc("orphan body"));
     const inFlight = await blobs.put("m", enc("in flight"));
     const old = Date.now() - 3600_000;
-    await db.execute({ sql: "UPDATE blobs SET created_ms = ? WHERE ref IN (?, ?)", args: [old, named.ref, orphan.ref] });
-    await db.execute({
+    await t.db.execute({ sql: "UPDATE blobs SET created_ms = ? WHERE ref IN (?, ?)", args: [old, named.ref, orphan.ref] });
+    await t.db.execute({
       sql: `INSERT INTO memories(type, title, content, keywords, raw_ref, sha256, size, created_at) VALUES ('note', 't', 'c', '[]', ?, ?, ?, ?)`,
       args: [named.ref, named.sha256, named.size, new Date().toISOString()],
     });
-    const removed = await blobs.collectOrphans((refs) => blobsNamed(db, refs), ORPHAN_GRACE_MS, { batch: 1 });
+    const removed = await blobs.collectOrphans((refs) => blobsNamed(t.db, refs), ORPHAN_GRACE_MS, { batch: 1 });
     assert.deepEqual(removed, [orphan.ref.slice("raw_data/".length)]);
-    const left = (await db.values("SELECT ref FROM blobs ORDER BY ref")).map((r) => String(r[0]));
+    const left = (await t.db.values("SELECT ref FROM blobs ORDER BY ref")).map((r) => String(r[0]));
     assert.deepEqual(left, [named.ref, inFlight.ref].sort());
   });
 });
