@@ -14,7 +14,7 @@
  *   its absence, and anything git's parser would reject or this one does not know (a lone CR, a
  *   control character, a key outside a section).
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** One `key`/`value` pair as `git config --list` shows it: the section and name in lower case, the value null for a bare key. */
@@ -281,4 +281,34 @@ function isGitDirectory(gitDir: string): boolean {
   if (lstatSync(`${gitDir}/commondir`, { throwIfNoEntry: false })) return false;
   const text = readFileSync(`${gitDir}/HEAD`, "utf8");
   return /^ref: refs\/[^\s]+\n?$/.test(text) || /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(text);
+}
+
+/**
+ * Whether the index at `indexFile` (or a split index's shared part beside it) may hold a gitlink
+ * (mode 160000): git status and diff then run `git status` inside a populated submodule, under
+ * that repository's own configuration (its core.fsmonitor, its hooks), even with no .gitmodules.
+ * Any 00 00 e0 00 in the files counts (a mode is a big-endian 32-bit field), so a rare false
+ * match refuses rather than lets through; an index that cannot be read counts too, unless absent.
+ */
+export function indexMayHaveGitlink(indexFile: string): boolean {
+  const files = [indexFile];
+  try {
+    const dir = dirname(indexFile);
+    for (const name of readdirSync(dir)) if (name.startsWith("sharedindex.")) files.push(`${dir}/${name}`);
+  } catch {
+    return true;
+  }
+  for (const file of files) {
+    let data: Buffer;
+    try {
+      data = readFileSync(file);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") continue;
+      return true;
+    }
+    for (let at = data.indexOf(0xe0); at >= 0; at = data.indexOf(0xe0, at + 1)) {
+      if (at >= 2 && data[at - 2] === 0 && data[at - 1] === 0 && data[at + 1] === 0) return true;
+    }
+  }
+  return false;
 }

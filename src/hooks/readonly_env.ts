@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { gitConfigFromFiles } from "./git_config_file.ts";
+import { gitConfigFromFiles, indexMayHaveGitlink } from "./git_config_file.ts";
 
 /** Where programs are looked up, and which ones the user trusts. */
 export interface ProgramEnvironment {
@@ -61,12 +61,13 @@ const GIT_HAZARDS: readonly RegExp[] = [
 const GIT_READ_HOOKS = ["post-index-change", "fsmonitor-watchman"];
 
 /** The refusal for one configuration entry, as `git config --list -z` shows it ("key\nvalue", or "key" alone), or null. */
-function entryRefusal(rawKey: string, rawValue: string): string | null {
+function entryRefusal(rawKey: string, rawValue: string | null): string | null {
   const key = rawKey.toLowerCase();
-  const value = rawValue.trim().toLowerCase();
+  // as written, not trimmed: git takes "0 " or "\tfalse" for a hook's command, and a bare key for true
+  const value = rawValue === null ? null : rawValue.toLowerCase();
   if (!key) return null;
-  if (key === "core.fsmonitor" && ["", "false", "0", "no", "off"].includes(value)) return null;
-  if (key === "log.showsignature" && ["false", "0", "no", "off"].includes(value)) return null;
+  if (key === "core.fsmonitor" && value !== null && ["", "false", "0", "no", "off"].includes(value)) return null;
+  if (key === "log.showsignature" && value !== null && ["false", "0", "no", "off"].includes(value)) return null;
   if (GIT_HAZARDS.some((re) => re.test(key))) return `git's configuration sets ${key}, which makes read commands run a program`;
   return null;
 }
@@ -79,8 +80,8 @@ function entryRefusal(rawKey: string, rawValue: string): string | null {
  */
 export async function gitConfigRefusal(cwd: string, o: ProgramEnvironment): Promise<string | null> {
   const files = gitConfigFromFiles(cwd, o.path);
-  if (files && files.entries.every((e) => entryRefusal(e.key, e.value ?? "") === null)) {
-    return (files.gitDir ? readHookRefusal(`${files.gitDir}/hooks`) : null) ?? submoduleRefusal(cwd);
+  if (files && files.entries.every((e) => entryRefusal(e.key, e.value) === null)) {
+    return (files.gitDir ? (readHookRefusal(`${files.gitDir}/hooks`) ?? gitlinkRefusal(`${files.gitDir}/index`)) : null) ?? submoduleRefusal(cwd);
   }
   return gitConfigRefusalByGit(cwd, o);
 }
@@ -91,6 +92,11 @@ function readHookRefusal(hooks: string): string | null {
     if (existsSync(`${hooks}/${h}`)) return `this repository has a ${h} hook, which git runs during read commands`;
   }
   return null;
+}
+
+/** Refuses an index that may hold a gitlink: git runs `git status` in that submodule under its own configuration, .gitmodules or not. */
+function gitlinkRefusal(indexFile: string): string | null {
+  return indexMayHaveGitlink(indexFile) ? "this repository's index may hold a submodule (a gitlink), whose own git configuration is not checked" : null;
 }
 
 /** Refuses a repository with submodules (the first directory up from `cwd` with a .git). */
@@ -119,16 +125,19 @@ async function gitConfigRefusalByGit(cwd: string, o: ProgramEnvironment): Promis
   }
   for (const entry of (r.stdout ?? "").split("\0")) {
     const nl = entry.indexOf("\n");
-    const refused = entryRefusal(nl < 0 ? entry : entry.slice(0, nl), nl < 0 ? "" : entry.slice(nl + 1));
+    const refused = entryRefusal(nl < 0 ? entry : entry.slice(0, nl), nl < 0 ? null : entry.slice(nl + 1));
     if (refused) return refused;
   }
   // where git itself says the hooks are (a bare layout with core.worktree, a worktree, hooksPath)
-  const where = spawnSync("git", ["rev-parse", "--absolute-git-dir", "--git-path", "hooks", "--is-bare-repository"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path } });
+  const where = spawnSync("git", ["rev-parse", "--absolute-git-dir", "--git-path", "hooks", "--is-bare-repository", "--git-path", "index"], { cwd, encoding: "utf8", timeout: 2000, env: { ...process.env, PATH: o.path } });
   if (!where.error && where.status === 0) {
-    const [, hooksRel, bare] = where.stdout.trim().split("\n");
+    const [, hooksRel, bare, indexRel] = where.stdout.trim().split("\n");
     if (bare === "true") return "this is a bare repository with an unusual layout, whose hooks and work tree are not checked";
     const hook = readHookRefusal(hooksRel && hooksRel.startsWith("/") ? hooksRel : `${cwd}/${hooksRel ?? ".git/hooks"}`);
     if (hook) return hook;
+    if (!indexRel) return "git did not say where its index is, so it cannot be checked for submodules";
+    const gitlink = gitlinkRefusal(indexRel.startsWith("/") ? indexRel : `${cwd}/${indexRel}`);
+    if (gitlink) return gitlink;
   }
   return submoduleRefusal(cwd);
 }

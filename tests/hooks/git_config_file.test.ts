@@ -73,6 +73,26 @@ const TEXTS = [
   "[a]\n\tk = v\u000bw\n",
   "[include]\n\tpath = other\n",
   '[includeIf "gitdir:/x/"]\n\tpath = other\n',
+  // hostile spellings of hazards (a hostile-agent pass): each must list as git lists it, or be left to git
+  "[core]\n\tFSMonitor = x\n",
+  "[CORE]\n\tfsmonitor = x\n",
+  '[core ""]\n\tfsmonitor = x\n',
+  "[core.X]\n\tfsmonitor = x\n",
+  "[core]\n\tpa\\\nger = x\n",
+  "[core]\\\n\tpager = x\n",
+  "[core]# c\npager=x\n",
+  "[core]\r\n\tpager = x\\\r\n y\r\n",
+  "[core]\n\tpager = x\u0000y\n",
+  "\ufeff\ufeff[core]\n\tpager = x\n",
+  '[core]\n\tfsmonitor = "0 "\n',
+  "[core]\n\tfsmonitor\n",
+  "[core]\n\tfsmonitor = false\n\tfsmonitor = sh\n",
+  '[diff "a"b"]\n\ttextconv = x\n',
+  "[core ]\n\tpager=x\n",
+  '[core\t"x"]\n\tpager=x\n',
+  "[core]\n\tfsmonitor = \u00a0\n",
+  "[.core]\n\tpager = x\n",
+  "[core]\n\t\u0085pager = x\n",
 ];
 
 describe("git's configuration read from its files", { skip: !LINUX_GIT && "needs git on Linux" }, () => {
@@ -126,6 +146,14 @@ describe("git's configuration read from its files", { skip: !LINUX_GIT && "needs
       ["home-pager", "", "[pager]\n\tlog = sh\n", true],
       ["home-alias", "", '[alias]\n\tst = "status --short"\n[user]\n\tname = A\n', false],
       ["hooks-path", "\thooksPath = hk\n", "", true],
+      // git takes a value that is not exactly a boolean for the hook's command ("0 " runs a program
+      // named 0 from PATH), and a bare key for true: neither may be trimmed into "off"
+      ["fsmonitor-quoted-space", '\tfsmonitor = "off "\n', "", true],
+      ["fsmonitor-nbsp", "\tfsmonitor = \u00a0\n", "", true],
+      ["fsmonitor-bare", "\tfsmonitor\n", "", true],
+      ["fsmonitor-last-wins", "\tfsmonitor = false\n\tfsmonitor = sh\n", "", true],
+      ["fsmonitor-case", "[CORE]\n\tFSMonitor = sh\n", "", true],
+      ["showsignature-bare", "[log]\n\tshowSignature\n", "", true],
     ];
     for (const [name, local, home, refused] of cases) {
       const { dir, env } = repo(name, local, home);
@@ -141,6 +169,25 @@ describe("git's configuration read from its files", { skip: !LINUX_GIT && "needs
     const r = await both(dir, env);
     assert.ok(r.files?.includes("post-index-change"), String(r.files));
     assert.equal(r.files, r.git);
+    // a gitlink in the index with no .gitmodules: git status runs `git status` in the embedded
+    // repository, under its own configuration (here a core.fsmonitor that runs a program)
+    const outer = repo("gitlink", "");
+    assert.equal(spawnSync("git", ["init", "-q", "inner"], { cwd: outer.dir, env: outer.env }).status, 0);
+    assert.equal(spawnSync("git", ["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"], { cwd: join(outer.dir, "inner"), env: outer.env }).status, 0);
+    assert.equal(spawnSync("git", ["add", "inner"], { cwd: outer.dir, env: outer.env }).status, 0);
+    writeFileSync(join(outer.dir, "inner", ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = touch pwned\n");
+    for (const cwd of [outer.dir, join(outer.dir, "sub")]) {
+      const g = await both(cwd, outer.env);
+      assert.ok(g.files?.includes("gitlink"), String(g.files));
+      assert.equal(g.files, g.git);
+    }
+    // and an index of ordinary files is not taken for one
+    const plainIndex = repo("plain-index", "");
+    for (let k = 0; k < 50; k++) writeFileSync(join(plainIndex.dir, `f${k}`), `${k}\n`);
+    assert.equal(spawnSync("git", ["add", "."], { cwd: plainIndex.dir, env: plainIndex.env }).status, 0);
+    const p = await both(plainIndex.dir, plainIndex.env);
+    assert.equal(p.files, null, String(p.files));
+    assert.equal(p.git, null, String(p.git));
     const sub = repo("submodules", "");
     writeFileSync(join(sub.dir, ".gitmodules"), "");
     const s = await both(join(sub.dir, "sub"), sub.env);
