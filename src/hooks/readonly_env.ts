@@ -69,6 +69,8 @@ function entryRefusal(rawKey: string, rawValue: string | null): string | null {
   if (key === "core.fsmonitor" && value !== null && ["", "false", "0", "no", "off"].includes(value)) return null;
   if (key === "log.showsignature" && value !== null && ["false", "0", "no", "off"].includes(value)) return null;
   if (GIT_HAZARDS.some((re) => re.test(key))) return `git's configuration sets ${key}, which makes read commands run a program`;
+  // trace2 targets (read from the system and user files) make every git command append to a file or write to a socket
+  if (key.startsWith("trace2.")) return `git's configuration sets ${key}, which makes read commands write a trace to a file or a socket`;
   return null;
 }
 

@@ -154,6 +154,7 @@ describe("git's configuration read from its files", { skip: !LINUX_GIT && "needs
       ["fsmonitor-last-wins", "\tfsmonitor = false\n\tfsmonitor = sh\n", "", true],
       ["fsmonitor-case", "[CORE]\n\tFSMonitor = sh\n", "", true],
       ["showsignature-bare", "[log]\n\tshowSignature\n", "", true],
+      ["home-trace2", "", `[trace2]\n\tnormalTarget = ${join(scratch, "trace2-written")}\n`, true],
     ];
     for (const [name, local, home, refused] of cases) {
       const { dir, env } = repo(name, local, home);
