@@ -5,6 +5,7 @@ import { CheckpointWriteError } from "../../src/core/errors.ts";
 import { FailingMemory, FailingPendingWrites, RecordingMemory } from "./doubles.ts";
 import { readTask } from "../support/state.ts";
 import { contractWith, contractWithPending, countCheckpoints, CP, type Fixture, hasState, openFixture } from "./setup.ts";
+import { skipped } from "../support/skips.ts";
 import { LOCAL_ONLY, TEST_STORE } from "../support/sqld.ts";
 
 
@@ -100,7 +101,7 @@ describe("I2: a checkpoint is in memory before its text is returned", () => {
     assert.equal((await fx.root.contract.status()).pending_checkpoint?.path, fx.root.paths.pending);
   });
 
-  test("a full disk (max_page_count) is a failed memory write, never a saved claim", { skip: TEST_STORE === "sqld" ? LOCAL_ONLY : false }, async () => {
+  test("a full disk (max_page_count) is a failed memory write, never a saved claim", { skip: skipped("tests/contract/i2: a full disk", TEST_STORE === "sqld" && LOCAL_ONLY) }, async () => {
     await fx.root.contract.startTask("t");
     const pages = Number((await fx.root.db.execute("PRAGMA page_count")).rows[0]![0]);
     // the cap is per connection: set it on the one that commits the task state (this thread's)

@@ -7,6 +7,7 @@ import type { TaskContract } from "../../src/core/contract.ts";
 import { WriteGateViolation } from "../../src/core/errors.ts";
 import { readTask, writeTask } from "../support/state.ts";
 import { type Fixture, openFixture, openFixtureWith } from "./setup.ts";
+import { skipped } from "../support/skips.ts";
 import { LOCAL_ONLY, TEST_STORE } from "../support/sqld.ts";
 
 function gateError(reason: string) {
@@ -105,7 +106,7 @@ describe("I3: a write lease covers one turn", () => {
     assert.equal((await c.recoverFromMemory({ force: true, by: "host" })).task!.turn_index, 3);
   });
 
-  test("a legacy writable state is revoked on load", { skip: TEST_STORE === "sqld" ? LOCAL_ONLY : false }, async () => {
+  test("a legacy writable state is revoked on load", { skip: skipped("tests/contract/i3: a legacy writable state", TEST_STORE === "sqld" && LOCAL_ONLY) }, async () => {
     // A v2 state file: no format, no turn fields, a persistent "writable" switch, found on open.
     await fx.close();
     fx = await openFixtureWith((dir) => {

@@ -15,9 +15,10 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { canMount, removeDir, tempDir } from "../support/helpers.ts";
 import { decision, hook } from "../support/hook_run.ts";
 import { Server, TARGETS } from "../support/server.ts";
+import { skipped } from "../support/skips.ts";
 
 const MOUNT = canMount();
-const skip = MOUNT ? false : "needs root and mount (a tmpfs to fill); CI runs as root";
+const skip = skipped("tests/faults/disk: storage faults", MOUNT ? false : "needs root and mount (a tmpfs to fill); CI runs as root");
 
 /** Fills the file system of `dir` until only about `leaveBytes` are free; returns the filler's path. */
 function fill(dir: string, leaveBytes: number): string {

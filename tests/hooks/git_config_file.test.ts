@@ -14,6 +14,7 @@ import { after, describe, test } from "node:test";
 import { gitConfigFromFiles, parseGitConfig } from "../../src/hooks/git_config_file.ts";
 import { gitConfigRefusal } from "../../src/hooks/readonly_env.ts";
 import { removeDir, tempDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 
 const LINUX_GIT = process.platform === "linux" && spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim().length > 0;
 const scratch = tempDir("longrun-gitconfig-");
@@ -95,7 +96,7 @@ const TEXTS = [
   "[core]\n\t\u0085pager = x\n",
 ];
 
-describe("git's configuration read from its files", { skip: !LINUX_GIT && "needs git on Linux" }, () => {
+describe("git's configuration read from its files", { skip: skipped("tests/hooks/git_config_file", !LINUX_GIT && "needs git on Linux") }, () => {
   test("every text the reader answers for lists exactly what git lists; every text git rejects the reader leaves to git", () => {
     for (const text of TEXTS) {
       const ours = parseGitConfig(text);

@@ -17,13 +17,13 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { isDeno, REPO, removeDir, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary, Server, TARGETS } from "../support/server.ts";
+import { skipped } from "../support/skips.ts";
 
 const CHROMIUM = process.env.LONGRUN_CHROMIUM || "/usr/bin/chromium";
 const SHOTS = join(REPO, "dist", "screenshots");
 const CI = process.env.CI === "true";
 const missing = !existsSync(CHROMIUM);
-const skip: string | false = missing && !CI ? `Chromium is not installed at ${CHROMIUM}: apt-get install chromium (Debian's package; these tests never download a browser)` : false;
-if (skip) console.warn(`tests/page: skipping the browser tests: ${skip}`);
+const skip: string | false = skipped("tests/page: the browser tests", missing && !CI ? `Chromium is not installed at ${CHROMIUM}: apt-get install chromium (Debian's package; these tests never download a browser)` : false);
 const target = isDeno ? TARGETS.find((t) => t.argv[0] !== BINARY)! : TARGETS.find((t) => t.argv[0] === BINARY)!;
 const runtime = isDeno ? "deno" : "bun";
 

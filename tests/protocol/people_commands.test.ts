@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
+import { skipped } from "../support/skips.ts";
 
 const COMMANDS: string[][] = [["resume"], ["finish"], ["checkpoint", "--summary", "s", "--next-step", "n"], ["recover"], ["recover", "--force"]];
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -34,7 +35,7 @@ describe("a person's commands", () => {
     }
   });
 
-  test("as a user who may not write the directory: one line with the way out, exit 2, no stack trace (also hook install)", { skip: isRoot ? false : "needs root to run the binary as nobody (setpriv)" }, async () => {
+  test("as a user who may not write the directory: one line with the way out, exit 2, no stack trace (also hook install)", { skip: skipped("tests/protocol/people_commands: as a user who may not write", isRoot ? false : "needs root to run the binary as nobody (setpriv)") }, async () => {
     requireBinary();
     // under /tmp itself: the suite's own TMPDIR may be closed to other users
     const empty = mkdtempSync("/tmp/longrun-nobody-");

@@ -11,6 +11,7 @@ import { corruptTask } from "../support/state.ts";
 import { LIMITS } from "../../src/core/limits.ts";
 import { removeDir, tempDir, until } from "../support/helpers.ts";
 import { requireTarget, Server, SOURCE_AND_BINARY, TARGETS } from "../support/server.ts";
+import { skipped, skipTest } from "../support/skips.ts";
 
 const req = (id: unknown, method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 
@@ -145,7 +146,7 @@ for (const target of TARGETS) {
       assert.match(e.data.path, TEST_STORE === "sqld" ? /^http:\/\/127\.0\.0\.1:\d+/ : /memory\.db/);
     });
 
-    test("several roots in one server are isolated; a relative root is refused", { skip: TEST_STORE === "sqld" ? "a server store serves one project (tests/server covers naming another)" : false }, async () => {
+    test("several roots in one server are isolated; a relative root is refused", { skip: skipped("tests/protocol/stdio: several roots in one server", TEST_STORE === "sqld" ? "a server store serves one project (tests/server covers naming another)" : false) }, async () => {
       const other = tempDir();
       try {
         await s.result("task.start", { description: "in the default root" });
@@ -207,7 +208,7 @@ describe("stdio's line limit holds while the line streams in (the source and the
         const peakKiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(procStatus, "utf8"))?.[1]);
         assert.equal((await s.result("task.status")).task, null);
         if (!existsSync(procStatus)) {
-          t.skip("no /proc: the memory bound cannot be read here");
+          skipTest(t, "tests/protocol/stdio: the memory bound", "no /proc: the memory bound cannot be read here");
           return;
         }
         const before = peakKiB();

@@ -13,8 +13,9 @@ import { after, before, describe, test } from "node:test";
 import { findBwrap } from "../../src/sandbox/status.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
+import { skipped } from "../support/skips.ts";
 
-const skip = findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false;
+const skip = skipped("tests/sandbox/attacks_round4", findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false);
 const made: string[] = [];
 
 /** A longrun root (laid out by `serve`) with a host token in .longrun/http.json. */

@@ -12,9 +12,10 @@ import { after, before, describe, test } from "node:test";
 import { findBwrap } from "../../src/sandbox/status.ts";
 import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
+import { skipped } from "../support/skips.ts";
 
 const BWRAP = findBwrap(process.env.PATH);
-const skip = BWRAP === null ? "bubblewrap not installed" : false;
+const skip = skipped("tests/sandbox/boundary", BWRAP === null ? "bubblewrap not installed" : false);
 
 interface Made {
   dir: string;

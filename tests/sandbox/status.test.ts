@@ -5,8 +5,9 @@ import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findBwrap, sandboxStatus } from "../../src/sandbox/status.ts";
 import { removeDir, tempDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 
-const skip = findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false;
+const skip = skipped("tests/sandbox/status", findBwrap(process.env.PATH) === null ? "bubblewrap not installed" : false);
 
 describe("sandboxStatus", () => {
   test("without bwrap on PATH: not available, code not_installed, a reason", () => {

@@ -14,6 +14,7 @@ import { Root } from "../../src/root/root.ts";
 import { REPO, removeDir, run, scriptArgv, tempDir } from "../support/helpers.ts";
 import { hook } from "../support/hook_run.ts";
 import { TEST_STORE } from "../support/sqld.ts";
+import { skipped } from "../support/skips.ts";
 
 const CLI = join(REPO, "tests", "fixtures", "contract_cli.ts");
 
@@ -30,7 +31,7 @@ const CORRUPT: [string, (h: Uint8Array) => void][] = [
   ["the version is not SQLite's", (h) => ((h[0]! ^= 1), (h[48]! ^= 1))],
 ];
 
-describe("the WAL-index header as the state cache's change detector", { skip: TEST_STORE === "sqld" ? "a server store has no -shm: it reads afresh" : false }, () => {
+describe("the WAL-index header as the state cache's change detector", { skip: skipped("tests/store/change_detector", TEST_STORE === "sqld" ? "a server store has no -shm: it reads afresh" : false) }, () => {
   let dir = "";
   let root: Root;
   beforeEach(async () => {

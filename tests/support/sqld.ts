@@ -16,6 +16,7 @@ import { dirCleanups, REPO, removeDir, tempDir } from "./helpers.ts";
 import { rmSync, writeFileSync } from "node:fs";
 import { after, before } from "node:test";
 import { requireBinary } from "./server.ts";
+import { skipped } from "./skips.ts";
 
 const PLATFORM: Record<string, string> = { "linux-x64": "linux-x64", "linux-arm64": "linux-arm64", "darwin-x64": "darwin-x64", "darwin-arm64": "darwin-arm64" };
 
@@ -31,7 +32,7 @@ export function sqldBinary(): string | null {
 export function sqldMissing(): string | false {
   if (sqldBinary()) return false;
   if (process.env.CI === "true") return false; // startSqld throws, and the test fails
-  return "no sqld binary: run `bash scripts/sqld.sh` (or set LONGRUN_SQLD_BIN)";
+  return skipped("tests needing sqld", "no sqld binary: run `bash scripts/sqld.sh` (or set LONGRUN_SQLD_BIN)");
 }
 
 export function freePort(): Promise<number> {
