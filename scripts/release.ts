@@ -1,14 +1,19 @@
 /**
  * Release builds: one executable per target (scripts/targets.ts), each packed with LICENSE and
- * README.md and docs/ into an archive, plus SHA256SUMS and manifest.json.
+ * README.md and docs/ into an archive, plus install.sh, SHA256SUMS, manifest.json and (given a
+ * key) SHA256SUMS.minisig.
  *
- *   npm run release                               every target
- *   npm run release -- --targets linux-x64,linux-arm64
+ *   npm run release                               every target (scripts/release.sh: installs from the lock file first when needed)
+ *   npm run release -- --target linux-x64         one target (--targets linux-x64,linux-arm64: several)
+ *   npm run release -- --out DIR                  the release into DIR instead of dist/release/
+ *   bun scripts/release.ts --assemble A B ...     one release from one-target releases A, B, ... (CI: one per runner)
  *
  * Writes
  *   dist/release/longrun-<version>-<target>.tar.gz   (windows: .zip), holding longrun-<version>-<target>/longrun[.exe]
- *   dist/release/SHA256SUMS                          `sha256sum -c` format, one line per archive
- *   dist/release/manifest.json                       version, commit, and per target: archive, sha256, sizes
+ *   dist/release/install.sh                          the installer (a copy of the repository's)
+ *   dist/release/SHA256SUMS                          `sha256sum -c` format, one line per file of the release
+ *   dist/release/SHA256SUMS.minisig                  when LONGRUN_MINISIGN_KEY names a minisign secret key (scripts/sign.ts)
+ *   dist/release/manifest.json                       version, commit, per target: archive, sha256, sizes; the other files
  *   dist/build/<target>/longrun[.exe]                the executables, unpacked (the release tests run these)
  *
  * The version is package.json's (src/version.ts must agree). Archives are reproducible for a given
@@ -18,10 +23,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { VERSION } from "../src/version.ts";
 import { compile, gitCommit } from "./compile.ts";
+import { checkSigningKey, SIGNATURE, signSums } from "./sign.ts";
 import { REPO, type Target, TARGETS, targetByName } from "./targets.ts";
 
 export const RELEASE_DIR = join(REPO, "dist", "release");
@@ -156,47 +162,196 @@ export function archiveName(target: Target, version = VERSION): string {
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
-export async function release(targets: Target[], log: (s: string) => void = (s) => console.log(s)): Promise<void> {
+/** What manifest.json says of one target's archive. */
+export interface ManifestTarget {
+  target: string;
+  bun_target: string;
+  archive: string;
+  sha256: string;
+  archive_bytes: number;
+  executable_bytes: number;
+  build_seconds: number;
+}
+
+export interface Manifest {
+  name: "longrun";
+  version: string;
+  commit: string;
+  source_date_epoch: number;
+  targets: ManifestTarget[];
+  /** Every other file SHA256SUMS lists (install.sh, packages), with its digest. */
+  files: { name: string; sha256: string; bytes: number }[];
+  /** SHA256SUMS.minisig when the release was signed, else null. */
+  signature: string | null;
+}
+
+export interface ReleaseOptions {
+  /** Where the release is written (default dist/release/, emptied first). */
+  releaseDir?: string;
+  /** Where the executables are written, one folder per target (default dist/build/). */
+  buildDir?: string;
+  log?: (s: string) => void;
+}
+
+/** Files that describe the release rather than belong to it: not listed in SHA256SUMS. */
+const DESCRIBING = new Set(["SHA256SUMS", SIGNATURE, "manifest.json"]);
+
+/** Every file under `dir`, as paths relative to it with `/`, sorted. */
+function filesUnder(dir: string, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
+    else if (e.isFile()) out.push(rel);
+  }
+  return out.sort();
+}
+
+/**
+ * Builds `targets` into a release: one archive per target, then what every release holds beside
+ * them (`finishRelease`).
+ */
+export async function release(targets: Target[], options: ReleaseOptions = {}): Promise<Manifest> {
+  const { releaseDir = RELEASE_DIR, buildDir = BUILD_DIR, log = (s: string) => console.log(s) } = options;
   const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
   if (pkg.version !== VERSION) throw new Error(`package.json's version ${pkg.version} is not src/version.ts's ${VERSION}`);
   const commit = gitCommit();
   const mtime = sourceDate();
-  rmSync(RELEASE_DIR, { recursive: true, force: true });
-  mkdirSync(RELEASE_DIR, { recursive: true });
+  rmSync(releaseDir, { recursive: true, force: true });
+  mkdirSync(releaseDir, { recursive: true });
   // the README links into docs/, so the reference travels with it
   const docs = ["LICENSE", "README.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)].map((f) => ({ f, data: readFileSync(join(REPO, f)) }));
-  const manifest: Record<string, unknown>[] = [];
-  const sums: string[] = [];
+  const built: ManifestTarget[] = [];
   const t0 = performance.now();
   for (const target of targets) {
-    const outDir = join(BUILD_DIR, target.name);
+    const outDir = join(buildDir, target.name);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     const exe = join(outDir, target.exe);
-    const built = await compile({ outfile: exe, target: target.name, commit, log });
+    const compiled = await compile({ outfile: exe, target: target.name, commit, log });
     chmodSync(exe, 0o755);
     const top = `longrun-${VERSION}-${target.name}`;
     const entries: Entry[] = [{ name: `${top}/${target.exe}`, data: readFileSync(exe), mode: 0o755 }, ...docs.map(({ f, data }) => ({ name: `${top}/${f}`, data, mode: 0o644 }))];
     const archive = target.archive === "zip" ? zip(entries, mtime) : Bun.gzipSync(tar(entries, mtime), { level: 6, library: "libdeflate" });
     const name = archiveName(target);
-    writeFileSync(join(RELEASE_DIR, name), archive);
-    const digest = sha256(archive);
-    sums.push(`${digest}  ${name}`);
-    manifest.push({ target: target.name, bun_target: target.bun, archive: name, sha256: digest, archive_bytes: archive.length, executable_bytes: statSync(exe).size, build_seconds: Number(built.seconds.toFixed(1)) });
+    writeFileSync(join(releaseDir, name), archive);
+    built.push({ target: target.name, bun_target: target.bun, archive: name, sha256: sha256(archive), archive_bytes: archive.length, executable_bytes: statSync(exe).size, build_seconds: Number(compiled.seconds.toFixed(1)) });
     log(`  ${name}: ${(archive.length / 1e6).toFixed(1)} MB (executable ${(statSync(exe).size / 1e6).toFixed(1)} MB)`);
   }
-  writeFileSync(join(RELEASE_DIR, "SHA256SUMS"), sums.join("\n") + "\n");
-  writeFileSync(join(RELEASE_DIR, "manifest.json"), JSON.stringify({ name: "longrun", version: VERSION, commit, source_date_epoch: mtime, targets: manifest }, null, 2) + "\n");
-  log(`release ${VERSION} (${commit}): ${targets.length} targets in ${((performance.now() - t0) / 1000).toFixed(1)} s -> ${RELEASE_DIR}`);
-  log(readdirSync(RELEASE_DIR).map((f) => `  ${f}`).join("\n"));
+  const manifest = finishRelease(releaseDir, { commit, source_date_epoch: mtime, targets: built }, log);
+  log(`release ${VERSION} (${commit}): ${targets.length} targets in ${((performance.now() - t0) / 1000).toFixed(1)} s -> ${releaseDir}`);
+  return manifest;
+}
+
+/**
+ * What every release holds beside its archives, written into `releaseDir` once the archives are
+ * there (by `release`, or by `assemble` from one-target releases built on several machines):
+ * install.sh; SHA256SUMS over every file of the directory; manifest.json; and, when
+ * LONGRUN_MINISIGN_KEY names a secret key, SHA256SUMS.minisig (scripts/sign.ts).
+ */
+export function finishRelease(releaseDir: string, built: Pick<Manifest, "commit" | "source_date_epoch" | "targets">, log: (s: string) => void): Manifest {
+  const key = process.env.LONGRUN_MINISIGN_KEY;
+  if (key) checkSigningKey(key); // before anything is written: a release that cannot be signed fails now
+  for (const f of DESCRIBING) rmSync(join(releaseDir, f), { force: true });
+  copyFileSync(join(REPO, "install.sh"), join(releaseDir, "install.sh"));
+  chmodSync(join(releaseDir, "install.sh"), 0o755);
+  // artefacts made from the executables in dist/build/<target>/ (npm packages, wheels) are written
+  // into releaseDir here, before SHA256SUMS lists the directory
+  const archives = new Set(built.targets.map((t) => t.archive));
+  const sums: string[] = [];
+  const files: Manifest["files"] = [];
+  for (const name of filesUnder(releaseDir)) {
+    if (DESCRIBING.has(name)) continue;
+    const data = readFileSync(join(releaseDir, name));
+    const digest = sha256(data);
+    sums.push(`${digest}  ${name}`);
+    if (!archives.has(name)) files.push({ name, sha256: digest, bytes: data.length });
+  }
+  for (const t of built.targets) if (!sums.includes(`${t.sha256}  ${t.archive}`)) throw new Error(`${t.archive} in ${releaseDir} is not the archive its manifest describes (sha256 ${t.sha256})`);
+  writeFileSync(join(releaseDir, "SHA256SUMS"), sums.join("\n") + "\n");
+  let signature: string | null = null;
+  if (key) {
+    signSums(join(releaseDir, "SHA256SUMS"), key, `longrun ${VERSION} ${built.commit} SHA256SUMS`);
+    signature = SIGNATURE;
+    log(`  signed SHA256SUMS with ${key}: ${SIGNATURE}`);
+  } else {
+    log("  not signed (set LONGRUN_MINISIGN_KEY to a minisign secret key file to write SHA256SUMS.minisig)");
+  }
+  const manifest: Manifest = { name: "longrun", version: VERSION, ...built, files, signature };
+  writeFileSync(join(releaseDir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+  log(readdirSync(releaseDir).sort().map((f) => `  ${f}`).join("\n"));
+  return manifest;
+}
+
+/**
+ * One release from several one-target releases (each a directory `release --target NAME` wrote,
+ * e.g. on that platform's CI runner): their archives are copied into `releaseDir` and the release
+ * is finished there. They must agree on version and commit.
+ */
+export function assemble(parts: string[], options: ReleaseOptions = {}): Manifest {
+  const { releaseDir = RELEASE_DIR, log = (s: string) => console.log(s) } = options;
+  if (parts.length === 0) throw new Error("--assemble needs the directories of one-target releases");
+  const manifests = parts.map((dir) => {
+    const file = join(dir, "manifest.json");
+    if (!existsSync(file)) throw new Error(`${dir} holds no manifest.json: not a release directory`);
+    return { dir, m: JSON.parse(readFileSync(file, "utf8")) as Manifest };
+  });
+  const first = manifests[0]!.m;
+  for (const { dir, m } of manifests) {
+    if (m.version !== VERSION || m.commit !== first.commit) throw new Error(`${dir} is longrun ${m.version} at ${m.commit}, not ${VERSION} at ${first.commit}: the parts of a release are built from one commit`);
+  }
+  const targets = manifests.flatMap(({ m }) => m.targets);
+  const seen = new Set<string>();
+  for (const t of targets) {
+    if (seen.has(t.target)) throw new Error(`two parts hold ${t.target}`);
+    seen.add(t.target);
+  }
+  rmSync(releaseDir, { recursive: true, force: true });
+  mkdirSync(releaseDir, { recursive: true });
+  for (const { dir, m } of manifests) for (const t of m.targets) copyFileSync(join(dir, t.archive), join(releaseDir, t.archive));
+  const order = (t: ManifestTarget) => TARGETS.findIndex((x) => x.name === t.target);
+  return finishRelease(releaseDir, { commit: first.commit, source_date_epoch: first.source_date_epoch, targets: targets.sort((a, b) => order(a) - order(b)) }, log);
+}
+
+const USAGE = "usage: bun scripts/release.ts [--target NAME | --targets A,B] [--out DIR] | --assemble DIR... [--out DIR]";
+
+/** The command line: which targets (or parts) and where, or a one-line error naming what was wrong. */
+export function parseArgs(argv: string[]): { targets: Target[]; out: string; assemble: string[] | null } {
+  let targets: Target[] | null = null;
+  let out = RELEASE_DIR;
+  let parts: string[] | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (!v || v.startsWith("--")) throw new Error(`${a} needs a value (${USAGE})`);
+      return v;
+    };
+    if (a === "--target" || a === "--targets") {
+      const names = a === "--target" ? [value()] : value().split(",").filter(Boolean);
+      if (names.length === 0) throw new Error(`--targets needs a comma-separated list (${USAGE})`);
+      targets = [...(targets ?? []), ...names.map(targetByName)];
+    } else if (a === "--out") out = resolve(value());
+    else if (a === "--assemble") {
+      parts = [];
+      while (argv[i + 1] && !argv[i + 1]!.startsWith("--")) parts.push(resolve(argv[++i]!));
+    } else throw new Error(`unknown argument ${JSON.stringify(a)} (${USAGE})`);
+  }
+  if (parts && targets) throw new Error("--assemble builds nothing: give it no --target");
+  return { targets: targets ?? TARGETS, out, assemble: parts };
 }
 
 if (import.meta.main) {
-  const i = process.argv.indexOf("--targets");
+  let args: ReturnType<typeof parseArgs>;
   try {
-    const targets = i >= 0 ? (process.argv[i + 1] ?? "").split(",").filter(Boolean).map(targetByName) : TARGETS;
-    if (targets.length === 0) throw new Error("--targets needs a comma-separated list");
-    await release(targets);
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`release: ${(e as Error).message}`);
+    process.exit(2);
+  }
+  try {
+    if (args.assemble) assemble(args.assemble, { releaseDir: args.out });
+    else await release(args.targets, { releaseDir: args.out });
   } catch (e) {
     console.error(`release: ${(e as Error).message}`);
     process.exit(1);
