@@ -154,7 +154,11 @@ describe(`the status page in headless Chromium (${target.name})`, { skip }, () =
     await thief.goto(http.page);
     await until(async () => (await thief.locator("#notice").innerText()).includes("already used"), "the refusal of a used link");
     assert.match(await thief.locator("#live").innerText(), /not logged in/);
+    assert.match(await thief.locator("#notice").innerText(), /longrun open/, "the refusal names the way to a new link");
     assert.equal(await thief.locator("#lease-view").innerText(), "");
+    // no empty dashboard under the refusal: no blank pickers, no panels, no "Log out" while not logged in
+    for (const sel of ["#pickers", "#logout", "#lease", ".grid"]) assert.equal(await thief.locator(sel).isVisible(), false, `${sel} is hidden`);
+    assert.equal(await thief.locator("#notice").isVisible(), true);
   });
 
   test("a task started and a grant made over stdio show within a second, without a reload", async () => {
@@ -226,6 +230,19 @@ describe(`the status page in headless Chromium (${target.name})`, { skip }, () =
     await until(async () => (await host.locator(".run-cancel").count()) === 1, "the host's cancel button");
   });
 
+  test("the agent's request is shown beside an empty reason field, never as its placeholder; one click takes its words", async () => {
+    await serve.result("writes.request", { reason: "edit the parser in src/parse.ts" });
+    await until(async () => (await host.locator("#grant-asked").innerText()).includes("edit the parser in src/parse.ts"), "the agent's request beside the field");
+    const reason = host.locator("#grant-reason");
+    assert.equal(await reason.inputValue(), "", "the field is empty: Grant cannot look filled in");
+    assert.doesNotMatch((await reason.getAttribute("placeholder")) ?? "", /parser/, "the agent's words are not the placeholder");
+    await host.getByRole("button", { name: "Use these words" }).click();
+    assert.equal(await reason.inputValue(), "edit the parser in src/parse.ts");
+    await reason.fill("");
+    await serve.result("turn.begin", { reason: "next message" });
+    await until(async () => !(await host.locator("#grant-asked").isVisible()), "the request line gone with its turn");
+  });
+
   test("the agent's and the user's words are shown as text, never run as HTML or script", async () => {
     const evil = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
     await serve.result("task.start", { description: `Summarize ${evil}` });
@@ -274,7 +291,7 @@ describe(`the status page in headless Chromium (${target.name})`, { skip }, () =
     const runs = await host.locator("#runs-view").innerText();
     assert.match(runs, /completed/);
     assert.match(runs, /failed/);
-    assert.match(runs, /\+ unknown/, "a charge of unknown amount is shown as unknown");
+    assert.match(runs, /\+ 1 unknown charge of 5/, "a charge of unknown amount is in the bar's own text, beside the limit");
     const tasks = await host.locator("#pick-task option").count();
     assert.equal(tasks, 3);
 

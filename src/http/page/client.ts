@@ -60,10 +60,12 @@ export function pageScript(views: PageViews): void {
     el.className = on ? "live on" : "live off";
     el.textContent = text;
   }
+  /** Not logged in: only the notice shows (no empty dashboard, no pickers, no "Log out"). */
   function loggedOut(why = "This page is not logged in.") {
+    document.body.classList.add("logged-out");
     live(false, "not logged in");
     $("who").textContent = "not logged in";
-    notice(`${why} Open the login link \`longrun http\` printed at start (each link works once), or mint one: POST /page/link with a token.`);
+    notice(`${why} Run \`longrun open\` in the project for a new login link (each link works once), or mint one: POST /page/link with a token.`);
   }
 
   // --- live updates: server-sent events read with fetch (which, unlike EventSource, sends the key header)
@@ -231,13 +233,14 @@ export function pageScript(views: PageViews): void {
     }
     let form = document.getElementById("grant") as HTMLFormElement | null;
     if (!form) {
-      const reason = h("input", { id: "grant-reason", name: "reason", type: "text", required: true, maxlength: 500, autocomplete: "off" }) as HTMLInputElement;
+      const reason = h("input", { id: "grant-reason", name: "reason", type: "text", required: true, maxlength: 500, autocomplete: "off", placeholder: "why you allow it, in your words" }) as HTMLInputElement;
       const scope = h("input", { id: "grant-scope", name: "scope", type: "text", maxlength: 2000, autocomplete: "off", placeholder: "e.g. src/**, docs/*.md", "aria-describedby": "scope-help" }) as HTMLInputElement;
       form = h(
         "form",
         { id: "grant", class: "host-box", "aria-labelledby": "grant-h" },
         h("h3", { id: "grant-h" }, "Grant writes"),
         h("label", { for: "grant-reason" }, "Reason (recorded with the grant)"),
+        h("p", { id: "grant-asked", class: "muted", hidden: true }),
         reason,
         h("label", { for: "grant-scope" }, "Scope (optional)"),
         scope,
@@ -265,9 +268,14 @@ export function pageScript(views: PageViews): void {
     }
     $("grant-button").textContent = `Grant writes for turn ${s.task.turn_index}`;
     ($("revoke") as HTMLButtonElement).hidden = !s.lease?.writable;
+    // the agent's own words are shown beside the field, never as its placeholder (which looked filled in)
     const req = asked(s);
-    const reason = $("grant-reason") as HTMLInputElement;
-    if (req && reason.value === "" && document.activeElement !== reason) reason.placeholder = req.reason;
+    const askedLine = $("grant-asked");
+    askedLine.hidden = !req;
+    if (req) {
+      const use = h("button", { type: "button", class: "secondary link", onclick: () => (($("grant-reason") as HTMLInputElement).value = req.reason) }, "Use these words");
+      askedLine.replaceChildren(`The agent asked: “${req.reason}” `, use);
+    }
   }
 
   /** What an action did, next to the controls (the page-wide notice when they are gone). */

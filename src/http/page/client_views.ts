@@ -92,7 +92,8 @@ export function pageViews() {
       const used = spent[d] ?? 0;
       const unk = uncertain.has(d);
       const pct = limit ? Math.min(100, (used / limit) * 100) : 0;
-      const text = `${num(used)}${unk ? " + unknown" : ""}${limit !== null ? ` of ${num(limit)}` : " (no limit)"}`;
+      const unknownText = b.unknown_charges > 0 ? ` + ${b.unknown_charges} unknown charge${b.unknown_charges === 1 ? "" : "s"}` : " + unknown";
+      const text = `${num(used)}${unk ? unknownText : ""}${limit !== null ? ` of ${num(limit)}` : " (no limit)"}`;
       const label_ = h("span", { class: "dim-label" }, label, unk ? " " : "", unk && badge("unknown", "k-unknown"));
       if (limit === null && !unk) return h("div", { class: "dim" }, label_, h("span", null, text));
       return h(
@@ -185,7 +186,7 @@ export function pageViews() {
             null,
             badge(`turn ${e.turn}`, ""), " ", badge(e.event === "status" ? "status" : e.event, `e-${e.event}`), " ",
             e.by ? h("strong", null, e.by, " ") : "",
-            e.event === "status" ? e.text : `“${e.text}”`,
+            e.event === "status" || e.event === "ended" ? e.text : `“${e.text}”`,
             e.scope ? h("span", { class: "mono" }, ` [${e.scope.join(", ")}]`) : "",
             " ", h("span", { class: "muted" }, when(e.at)),
           ),

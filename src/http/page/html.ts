@@ -153,6 +153,8 @@ p.host-box{margin:0;max-width:22rem}
 .k-begun{background:var(--grey-bg);color:#3d4650}
 .e-granted{background:#ffe38f;color:#3b2600}
 .e-revoked{background:#e6edf6;color:#16324f}
+.e-ended{background:#eceff3;color:#333}
+body.logged-out #main>:not(#notice),body.logged-out .pickers,body.logged-out #logout{display:none}
 .e-requested{background:var(--purple-bg);color:var(--purple)}
 .e-status{background:var(--grey-bg);color:#3d4650}
 .desc{white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.05rem;margin:.25rem 0 .75rem;max-height:12rem;overflow:auto}

@@ -39,7 +39,8 @@ export interface LeaseView {
 export interface TimelineEntry {
   at: string;
   turn: number;
-  event: "granted" | "revoked" | "requested" | "status";
+  /** `ended`: the lease ran out by its own bounds (time to live or writes), with no event of its own in the log. */
+  event: "granted" | "revoked" | "requested" | "status" | "ended";
   text: string;
   by: string | null;
   scope: string[] | null;
@@ -126,10 +127,11 @@ export function leaseView(task: TaskState, now: Date): LeaseView {
   return { writable, why, turn: task.turn_index, lease: writable ? task.lease : null };
 }
 
-export function timelineOf(task: TaskState): TimelineEntry[] {
+export function timelineOf(task: TaskState, now: Date = new Date()): TimelineEntry[] {
   const entries: TimelineEntry[] = [
     ...task.lease_log.map((e) => ({ at: e.at, turn: e.turn, event: e.event, text: e.reason, by: e.by ?? null, scope: e.scope ?? null })),
     ...task.history.map((h) => ({ at: h.at, turn: h.turn, event: "status" as const, text: `${h.from ?? "new"} → ${h.to}: ${h.reason}`, by: null, scope: null })),
+    ...leaseEnd(task, now),
   ];
   // newest first; on equal times the log order stands (a grant after the request that asked for it)
   return entries
@@ -137,6 +139,16 @@ export function timelineOf(task: TaskState): TimelineEntry[] {
     .sort((a, b) => (a.e.at === b.e.at ? b.i - a.i : a.e.at < b.e.at ? 1 : -1))
     .slice(0, SNAPSHOT_LIMITS.timeline)
     .map((x) => x.e);
+}
+
+/** A lease that ran out by its own bounds leaves no line in the log: the timeline says when it did. */
+function leaseEnd(task: TaskState, now: Date): TimelineEntry[] {
+  const l = task.lease;
+  if (!l) return [];
+  const entry = (at: string, text: string): TimelineEntry[] => [{ at, turn: l.turn, event: "ended", text, by: null, scope: l.scope }];
+  if (l.max_uses !== null && l.uses >= l.max_uses) return entry(task.updated_at, `the lease's ${l.max_uses} write${l.max_uses === 1 ? "" : "s"} were all used`);
+  if (l.expires_at !== null && Date.parse(l.expires_at) <= now.getTime()) return entry(l.expires_at, "the lease's time to live ran out");
+  return [];
 }
 
 function groupReceipts(receipts: Receipt[]): Record<Receipt["status"], ReceiptGroup> {
@@ -222,7 +234,7 @@ export async function snapshot(input: SnapshotInput): Promise<Snapshot> {
     current: task !== null && tasks.some((t) => t.task_id === task.task_id && t.current),
     lease: task ? leaseView(task, input.now ?? new Date()) : null,
     pending_checkpoint: status.pending_checkpoint ?? null,
-    timeline: task ? timelineOf(task) : [],
+    timeline: task ? timelineOf(task, input.now ?? new Date()) : [],
     runs: runViews,
     runs_total: status.runs?.length ?? 0,
     adjustments: adjustments.slice(-SNAPSHOT_LIMITS.adjustments),
