@@ -8,16 +8,24 @@ import { VERSION } from "../version.ts";
 export const HELP = `longrun ${VERSION} - a runtime contract for long-running AI agents
 
 Usage:
-  longrun demo                      the seed's five steps in a temporary root (no LLM, no key)
+  longrun demo                      the three rules in five steps, in a temporary root (no LLM, no key)
   longrun serve [--root DIR] [--max-roots N]
                                     JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host);
                                     at most N roots open at once (default 64, env LONGRUN_MAX_ROOTS)
   longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...]
-               [--max-roots N] [--log-format text|json]
-                                    HTTP API: POST /rpc, GET /v1/status, MCP at /mcp, GET /metrics (host token),
-                                    GET /health and GET /ready (no token); host and agent bearer tokens in
-                                    DIR/.longrun/http.json, or LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN;
-                                    every flag has a LONGRUN_* variable (docs/http.md: Configuration (environment))
+               [--max-roots N] [--log-format text|json] [--login-link] [--rotate-tokens]
+                                    HTTP API: POST /rpc, GET /v1/status, MCP at /mcp, GET /metrics (host or
+                                    metrics token), GET /health and GET /ready (no token); host and agent
+                                    tokens kept in DIR/.longrun/http.json across restarts (--rotate-tokens: new
+                                    ones), or LONGRUN_HOST_TOKEN/AGENT_TOKEN/METRICS_TOKEN or their _FILE (read
+                                    again on SIGHUP or change); --login-link prints the status page's one-time
+                                    link; every flag has a LONGRUN_* variable (docs/http.md: Configuration)
+  longrun health [--url URL] [--ready] [--timeout S] [--root DIR]
+                                    ask a running longrun http: GET /health (or /ready); exit 0 healthy, 1 not;
+                                    URL from DIR/.longrun/http.json, else http://127.0.0.1:8080
+  longrun open [--root DIR] [--url URL] [--no-browser]
+                                    the status page for a person: a one-time login link from the root's running
+                                    longrun http, or serve the root on 127.0.0.1 until Ctrl-C; opens a browser
   longrun mcp [--root DIR] [--tools default|research|all|NAME,...]
                                     MCP server over stdio: agent-side tools only; --tools picks them
                                     (default: the coding set; research adds long-run tools; all: every tool)
@@ -80,10 +88,16 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       "accept-memory": { type: "boolean" },
       "max-roots": { type: "string" },
       "log-format": { type: "string" },
+      "login-link": { type: "boolean" },
+      "rotate-tokens": { type: "boolean" },
       store: { type: "string" },
       project: { type: "string" },
       "state-dir": { type: "string" },
       tools: { type: "string" },
+      json: { type: "boolean" },
+      scope: { type: "string" },
+      ttl: { type: "string" },
+      uses: { type: "string" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -116,12 +130,17 @@ export async function main(argv: string[]): Promise<number> {
     return (await import("./sandbox.ts")).runSandbox(rest);
   }
   if (command === "doctor") return (await import("./doctor.ts")).runDoctorCommand(rest);
+  if (command === "health") return (await import("./health.ts")).runHealthCommand(rest);
+  if (command === "open") return (await import("./open.ts")).runOpenCommand(rest);
   let values: Values;
+  let words: string[];
   try {
-    values = parse(rest, false).values;
+    ({ values, positionals: words } = parse(rest, command === "start" || command === "grant"));
   } catch (e) {
     return usage((e as Error).message);
   }
+  const person = (await import("./person/args.ts")).personFlagsMisused(command, values);
+  if (person) return usage(person);
   const root = typeof values.root === "string" ? values.root : null;
   if (values.tools !== undefined && command !== "mcp") return usage(`--tools is an option of longrun mcp, not of ${command}`);
   const maxRootsText = (values["max-roots"] as string | undefined) ?? process.env.LONGRUN_MAX_ROOTS;
@@ -176,6 +195,11 @@ export async function main(argv: string[]): Promise<number> {
         acceptMemory: values["accept-memory"] === true,
         server,
       });
+    case "start":
+    case "list":
+    case "grant":
+    case "revoke":
+      return (await import("./person/args.ts")).runPersonVerb(command, { root, server, json: values.json === true }, words, values);
     default:
       return usage(`unknown command ${JSON.stringify(command)}`);
   }
