@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import type { Manifest } from "../../scripts/release.ts";
 import { VERSION } from "../../src/version.ts";
 import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
 import { BUILD_DIR, cleanEnv, elfInterpreter, elfMachine, machO, peHeader, RELEASE_DIR, stdioSmoke, VERSION_LINE, which } from "./helpers.ts";
@@ -20,12 +21,6 @@ import { BUILD_DIR, cleanEnv, elfInterpreter, elfMachine, machO, peHeader, RELEA
 const SUMS = join(RELEASE_DIR, "SHA256SUMS");
 const built = existsSync(SUMS);
 const releaseSkip = built ? false : "no release here: build it with `npm run release` (.ci/run does before the tests)";
-
-interface Manifest {
-  version: string;
-  commit: string;
-  targets: { target: string; archive: string; sha256: string; executable_bytes: number }[];
-}
 
 const manifest = (): Manifest => JSON.parse(readFileSync(join(RELEASE_DIR, "manifest.json"), "utf8"));
 const hasBuild = (target: string, exe = "longrun") => existsSync(join(BUILD_DIR, target, exe));
@@ -66,13 +61,26 @@ describe("the release", { skip: releaseSkip }, () => {
     assert.equal(m.version, pkg.version);
     assert.equal(m.version, VERSION);
     const lines = readFileSync(SUMS, "utf8").trim().split("\n");
-    assert.equal(lines.length, m.targets.length);
+    assert.equal(lines.length, m.targets.length + m.files.length, "one line per archive and per other file");
+    for (const f of m.files) assert.ok(lines.includes(`${f.sha256}  ${f.name}`), `${f.name} in SHA256SUMS`);
     for (const t of m.targets) {
       assert.equal(t.archive, `longrun-${VERSION}-${t.target}.${t.target.startsWith("windows") ? "zip" : "tar.gz"}`);
       const digest = createHash("sha256").update(readFileSync(join(RELEASE_DIR, t.archive))).digest("hex");
       assert.equal(digest, t.sha256, t.archive);
       assert.ok(lines.includes(`${digest}  ${t.archive}`), `${t.archive} in SHA256SUMS`);
     }
+  });
+
+  test("install.sh is in the release, as the repository has it, listed in SHA256SUMS and the manifest", () => {
+    const shipped = readFileSync(join(RELEASE_DIR, "install.sh"));
+    assert.deepEqual(shipped, readFileSync(join(REPO, "install.sh")), "dist/release/install.sh is not the repository's: rebuild the release");
+    const digest = createHash("sha256").update(shipped).digest("hex");
+    assert.ok(readFileSync(SUMS, "utf8").split("\n").includes(`${digest}  install.sh`));
+    assert.deepEqual(manifest().files.find((f) => f.name === "install.sh"), { name: "install.sh", sha256: digest, bytes: shipped.length });
+  });
+
+  test("the manifest names the signature exactly when there is one", () => {
+    assert.equal(manifest().signature, existsSync(join(RELEASE_DIR, "SHA256SUMS.minisig")) ? "SHA256SUMS.minisig" : null);
   });
 
   test("each Linux archive unpacks to longrun-<version>-<target>/ with the executable for its machine and libc, LICENSE and README.md", async () => {
