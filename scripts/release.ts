@@ -5,7 +5,8 @@
  *
  *   npm run release                               every target (scripts/release.sh: installs from the lock file first when needed)
  *   npm run release -- --target linux-x64         one target (--targets linux-x64,linux-arm64: several)
- *   npm run release -- --out DIR                  the release into DIR instead of dist/release/
+ *   npm run release -- --out DIR                  the release into DIR instead of dist/release/ (executables still in dist/build/)
+ *   npm run release -- --target NAME --part       only the archive, SHA256SUMS and manifest.json: a part for --assemble
  *   bun scripts/release.ts --assemble A B ...     one release from one-target releases A, B, ... (CI: one per runner)
  *
  * Writes
@@ -191,6 +192,11 @@ export interface ReleaseOptions {
   /** Where the executables are written, one folder per target (default dist/build/). */
   buildDir?: string;
   log?: (s: string) => void;
+  /**
+   * Only the archives, their SHA256SUMS and manifest.json: one part of a release that
+   * `assemble` finishes (CI builds each target on its own runner, then assembles them on one).
+   */
+  part?: boolean;
 }
 
 /** Files that describe the release rather than belong to it: not listed in SHA256SUMS. */
@@ -238,7 +244,7 @@ export async function release(targets: Target[], options: ReleaseOptions = {}): 
     built.push({ target: target.name, bun_target: target.bun, archive: name, sha256: sha256(archive), archive_bytes: archive.length, executable_bytes: statSync(exe).size, build_seconds: Number(compiled.seconds.toFixed(1)) });
     log(`  ${name}: ${(archive.length / 1e6).toFixed(1)} MB (executable ${(statSync(exe).size / 1e6).toFixed(1)} MB)`);
   }
-  const manifest = finishRelease(releaseDir, { commit, source_date_epoch: mtime, targets: built }, log);
+  const manifest = options.part ? writePart(releaseDir, { commit, source_date_epoch: mtime, targets: built }) : finishRelease(releaseDir, { commit, source_date_epoch: mtime, targets: built }, log);
   log(`release ${VERSION} (${commit}): ${targets.length} targets in ${((performance.now() - t0) / 1000).toFixed(1)} s -> ${releaseDir}`);
   return manifest;
 }
@@ -283,6 +289,14 @@ export function finishRelease(releaseDir: string, built: Pick<Manifest, "commit"
   return manifest;
 }
 
+/** A part for `assemble`: SHA256SUMS of its archives and its manifest.json, nothing else. */
+function writePart(releaseDir: string, built: Pick<Manifest, "commit" | "source_date_epoch" | "targets">): Manifest {
+  writeFileSync(join(releaseDir, "SHA256SUMS"), built.targets.map((t) => `${t.sha256}  ${t.archive}\n`).join(""));
+  const manifest: Manifest = { name: "longrun", version: VERSION, ...built, files: [], signature: null };
+  writeFileSync(join(releaseDir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+  return manifest;
+}
+
 /**
  * One release from several one-target releases (each a directory `release --target NAME` wrote,
  * e.g. on that platform's CI runner): their archives are copied into `releaseDir` and the release
@@ -313,11 +327,12 @@ export function assemble(parts: string[], options: ReleaseOptions = {}): Manifes
   return finishRelease(releaseDir, { commit: first.commit, source_date_epoch: first.source_date_epoch, targets: targets.sort((a, b) => order(a) - order(b)) }, log);
 }
 
-const USAGE = "usage: bun scripts/release.ts [--target NAME | --targets A,B] [--out DIR] | --assemble DIR... [--out DIR]";
+const USAGE = "usage: bun scripts/release.ts [--target NAME | --targets A,B] [--part] [--out DIR] | --assemble DIR... [--out DIR]";
 
 /** The command line: which targets (or parts) and where, or a one-line error naming what was wrong. */
-export function parseArgs(argv: string[]): { targets: Target[]; out: string; assemble: string[] | null } {
+export function parseArgs(argv: string[]): { targets: Target[]; out: string; assemble: string[] | null; part: boolean } {
   let targets: Target[] | null = null;
+  let part = false;
   let out = RELEASE_DIR;
   let parts: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
@@ -332,13 +347,14 @@ export function parseArgs(argv: string[]): { targets: Target[]; out: string; ass
       if (names.length === 0) throw new Error(`--targets needs a comma-separated list (${USAGE})`);
       targets = [...(targets ?? []), ...names.map(targetByName)];
     } else if (a === "--out") out = resolve(value());
+    else if (a === "--part") part = true;
     else if (a === "--assemble") {
       parts = [];
       while (argv[i + 1] && !argv[i + 1]!.startsWith("--")) parts.push(resolve(argv[++i]!));
     } else throw new Error(`unknown argument ${JSON.stringify(a)} (${USAGE})`);
   }
-  if (parts && targets) throw new Error("--assemble builds nothing: give it no --target");
-  return { targets: targets ?? TARGETS, out, assemble: parts };
+  if (parts && (targets || part)) throw new Error("--assemble builds nothing: give it no --target or --part");
+  return { targets: targets ?? TARGETS, out, assemble: parts, part };
 }
 
 if (import.meta.main) {
@@ -351,7 +367,7 @@ if (import.meta.main) {
   }
   try {
     if (args.assemble) assemble(args.assemble, { releaseDir: args.out });
-    else await release(args.targets, { releaseDir: args.out });
+    else await release(args.targets, { releaseDir: args.out, part: args.part });
   } catch (e) {
     console.error(`release: ${(e as Error).message}`);
     process.exit(1);

@@ -27,6 +27,7 @@ describe("scripts/release.ts: the command line", () => {
     assert.deepEqual(parseArgs([]).targets, TARGETS);
     assert.equal(parseArgs([]).out, RELEASE_DIR);
     assert.deepEqual(parseArgs(["--assemble", "/a", "/b"]).assemble, ["/a", "/b"]);
+    assert.equal(parseArgs(["--target", "darwin-x64", "--part"]).part, true);
   });
 
   test("an unknown target, a flag without its value and an unknown flag are refused by name", () => {
