@@ -17,6 +17,12 @@
  * model cannot invoke) and longrun's files to `.gitignore`. It then runs each hook once, in a
  * scratch root, to prove it answers. Uninstall removes what install added.
  *
+ * The hooks never run a program from a place that does not last (a Python virtual environment, a
+ * temporary or a build directory: `unstableExeReason`): install copies it first to
+ * `stableExePath()` (`$XDG_DATA_HOME/longrun/bin/longrun-<version>`, else
+ * `~/.local/share/longrun/bin/…`; atomically, 0755), says so in one line, and writes that path; when
+ * it cannot, it refuses (exit 2) with the way out, before writing the settings.
+ *
  * On Linux the sandbox needs bubblewrap (working) and socat: without them install refuses (exit 2,
  * nothing written) unless `--without-os-sandbox` accepts best-effort protection, loudly.
  *
@@ -35,10 +41,20 @@ import { writeFileAtomic } from "../store/atomic.ts";
 import { loadHookConfig } from "./config.ts";
 import { CLAUDE_EVENTS, eventRow } from "./events.ts";
 import { compiledExe, withLongrunHooks, withoutLongrun } from "./install_settings.ts";
-import { INSTALL_HINT, osSandboxFacts, osSandboxMissing, unstableExeReason } from "./os_sandbox.ts";
+import { INSTALL_HINT, osSandboxFacts, osSandboxMissing, placeExe, stableExePath, unstableExeReason } from "./os_sandbox.ts";
 
 export { allowRules, denyRules, HOOK_TIMEOUTS, hookCommand, type ProtectedPath, protectedPaths, sandboxPaths, withLongrunHooks, withoutLongrun } from "./install_settings.ts";
-export { onPath, type OsSandboxFacts, osSandboxFacts, osSandboxMissing, unstableExeReason } from "./os_sandbox.ts";
+export { onPath, type OsSandboxFacts, osSandboxFacts, osSandboxMissing, placeExe, stableExePath, unstableExeReason } from "./os_sandbox.ts";
+
+/**
+ * The program the hooks run for this longrun (`self`, as `selfArgv()` gives it): the compiled
+ * executable itself when it lies in a lasting place, else its lasting copy (`stableExePath()`,
+ * which install writes); a runtime running the sources as it is.
+ */
+export function hookSelf(self: string[], env: Record<string, string | undefined> = process.env): string[] {
+  const exe = compiledExe(self);
+  return exe && unstableExeReason(exe) ? [stableExePath(env)] : self;
+}
 
 export const APPROVE_COMMAND_MARK = "<!-- installed by longrun hook install -->";
 
@@ -136,7 +152,22 @@ export async function installClaudeHooks(rootArg: string, options: InstallOption
   // The root's files must exist before the sandbox can deny them.
   const { Root } = await import("../root/root.ts");
   await (await Root.open(root, { searchInWorker: false })).close();
-  const self = selfArgv();
+  // a program in a virtual environment, a temporary or a build directory: the hooks run a lasting copy
+  const self = hookSelf(selfArgv());
+  const exe = compiledExe(selfArgv());
+  if (exe && self[0] !== exe) {
+    const why = unstableExeReason(exe);
+    try {
+      placeExe(exe, self[0]!);
+    } catch (e) {
+      process.stderr.write(
+        `longrun: ${exe} lies in ${why}, so the hooks must not run it (once it is gone every tool call is blocked), and it could not be copied to ${self[0]} ` +
+          `(${(e as Error).message.split("\n")[0]}): put longrun in a lasting place (install.sh, or ~/.local/bin) and install from there, or set XDG_DATA_HOME to a writable directory; nothing was written into ${file}\n`,
+      );
+      return 2;
+    }
+    process.stderr.write(`longrun: warning: ${exe} lies in ${why}; the hooks run a copy of it, ${self[0]} (install again after upgrading longrun)\n`);
+  }
   mkdirSync(join(dir, "commands"), { recursive: true });
   writeFileAtomic(file, JSON.stringify(withLongrunHooks(settings, self, root, missing.length === 0), null, 2) + "\n");
   process.stdout.write(`wrote longrun hooks, deny rules and sandbox settings for ${root} into ${file}\n`);
@@ -156,14 +187,6 @@ export async function installClaudeHooks(rootArg: string, options: InstallOption
     process.stderr.write(
       `longrun: WARNING: installed WITHOUT the operating-system sandbox (${missing.join("; ")}): Claude Code runs Bash unsandboxed and longrun's files are protected ` +
         `by the hook's parsing alone, best effort; install them (${INSTALL_HINT}) and run longrun hook install claude again\n`,
-    );
-  }
-  const exe = compiledExe(self);
-  const unstable = exe ? unstableExeReason(exe) : null;
-  if (exe && unstable) {
-    process.stderr.write(
-      `longrun: warning: the hooks run ${exe}, which lies in ${unstable}; if it moves or is removed every hook fails and Claude Code blocks every tool call: ` +
-        "put longrun in a lasting place (install.sh, or ~/.local/bin) and install again from there\n",
     );
   }
 
@@ -208,7 +231,7 @@ export function uninstallClaudeHooks(rootArg: string): number {
     return 1;
   }
   if (existsSync(file)) {
-    writeFileAtomic(file, JSON.stringify(withoutLongrun(settings, root, selfArgv()), null, 2) + "\n");
+    writeFileAtomic(file, JSON.stringify(withoutLongrun(settings, root, hookSelf(selfArgv())), null, 2) + "\n");
     process.stdout.write(`removed longrun's hooks, deny rules and sandbox paths from ${file} (the sandbox itself stays as it is)\n`);
   }
   let marker = DEFAULT_MARKER;

@@ -1,12 +1,13 @@
 /**
  * What Claude Code's Bash sandbox needs on this machine (bubblewrap that works and socat on
- * Linux; Seatbelt on macOS), and whether the executable the hooks run lies in a place that lasts.
- * Install and `longrun doctor` both ask.
+ * Linux; Seatbelt on macOS), and whether the executable the hooks run lies in a place that lasts,
+ * with the lasting place install copies it to when it does not. Install and `longrun doctor` both ask.
  */
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { accessSync, chmodSync, closeSync, constants, copyFileSync, fsyncSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { sandboxStatus } from "../sandbox/status.ts";
+import { VERSION } from "../version.ts";
 
 /** The executable `program` on `path` (the first one, as a shell finds it), or null. */
 export function onPath(program: string, path = process.env.PATH ?? ""): string | null {
@@ -85,4 +86,68 @@ export function unstableExeReason(exe: string, tmp = tmpdir()): string | null {
   if (segs.some((s) => s === "node_modules")) return "node_modules";
   if (segs.slice(0, -1).some((s) => s === "dist" || s === "build" || s === "target" || s === "out" || s === "_build")) return "a build directory";
   return null;
+}
+
+/**
+ * The lasting per-user place for longrun's executable when install runs from a place that does not
+ * last: `$XDG_DATA_HOME/longrun/bin/longrun-<version>` (an absolute XDG_DATA_HOME), else
+ * `~/.local/share/longrun/bin/longrun-<version>`.
+ */
+export function stableExePath(env: Record<string, string | undefined> = process.env, home = env.HOME || homedir()): string {
+  const data = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith("/") ? env.XDG_DATA_HOME : join(home, ".local", "share");
+  return join(data, "longrun", "bin", `longrun-${VERSION}`);
+}
+
+/** Whether two files hold the same bytes (read in 1 MiB pieces). */
+function sameBytes(a: string, b: string): boolean {
+  let fa = -1;
+  let fb = -1;
+  try {
+    if (statSync(a).size !== statSync(b).size) return false;
+    fa = openSync(a, "r");
+    fb = openSync(b, "r");
+    const ba = Buffer.alloc(1 << 20);
+    const bb = Buffer.alloc(1 << 20);
+    for (;;) {
+      const na = readSync(fa, ba, 0, ba.length, null);
+      const nb = readSync(fb, bb, 0, bb.length, null);
+      if (na !== nb || !ba.subarray(0, na).equals(bb.subarray(0, nb))) return false;
+      if (na === 0) return true;
+    }
+  } catch {
+    return false;
+  } finally {
+    if (fa >= 0) closeSync(fa);
+    if (fb >= 0) closeSync(fb);
+  }
+}
+
+/**
+ * Copies `exe` to `dest` (its directory made as needed), written atomically (a temporary file in
+ * the same directory, synced, mode 0755, renamed over): a hook starting meanwhile runs the old copy
+ * or the new one, never half of one. A copy that already holds the same bytes is kept as it is.
+ * Returns whether it copied; throws the file system's error.
+ */
+export function placeExe(exe: string, dest: string): boolean {
+  if (sameBytes(exe, dest)) {
+    chmodSync(dest, 0o755);
+    return false;
+  }
+  mkdirSync(dirname(dest), { recursive: true, mode: 0o755 });
+  const tmp = `${dest}.tmp-${process.pid}`;
+  try {
+    copyFileSync(exe, tmp);
+    chmodSync(tmp, 0o755);
+    const fd = openSync(tmp, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, dest);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  return true;
 }

@@ -199,7 +199,10 @@ describe("the gate through the real Claude Code CLI", { skip }, () => {
 
     // the installed binary itself made unrunnable: the prompt is blocked before the model sees it
     const q = await project(copy);
-    chmodSync(copy, 0o644);
+    // `copy` lies in a temporary directory, so the hooks run install's lasting copy of it: that one made unrunnable
+    const installed = String(JSON.parse(readFileSync(q.settingsFile, "utf8")).hooks.UserPromptSubmit[0].hooks[0].command).split(" ")[0]!;
+    assert.notEqual(installed, copy);
+    chmodSync(installed, 0o644);
     const file = join(q.root, "h.txt");
     const r = await q.claude({ prompt: "/approve write h.txt", permissionMode: "bypassPermissions", steps: [write(file), done] });
     assert.equal(r.requests.filter((x) => x.kind === "main").length, 0, `the model was never asked: ${describeRun(r)}`);

@@ -50,7 +50,7 @@ export function removeMade(): void {
 export async function project(exe = LONGRUN, root = tempDir("longrun-cc-root-")): Promise<Project> {
   const home = tempDir("longrun-cc-home-");
   made.push(root, home);
-  const r = await run([exe, "hook", "install", "claude", "--root", root], { env: { HOME: home } });
+  const r = await run([exe, "hook", "install", "claude", "--root", root], { env: { HOME: home, XDG_DATA_HOME: "" } }); // a binary in a build or temp dir is copied under HOME
   assert.equal(r.code, 0, `hook install: ${r.stdout}${r.stderr}`);
   return { root, home, settingsFile: join(root, ".claude", "settings.local.json"), claude: (o) => runClaude({ cwd: root, home, ...o }) };
 }

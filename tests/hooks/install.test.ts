@@ -2,11 +2,19 @@
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, test } from "node:test";
+import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { protectedPaths } from "../../src/hooks/install_settings.ts";
-import { onPath, osSandboxFacts, osSandboxMissing } from "../../src/hooks/os_sandbox.ts";
-import { removeDir, run, tempDir } from "../support/helpers.ts";
+import { onPath, osSandboxFacts, osSandboxMissing, stableExePath } from "../../src/hooks/os_sandbox.ts";
+import { removeDir, run as runChild, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
+
+/** dist/longrun lies in a build directory, so install copies it to a lasting place: this suite's own (XDG_DATA_HOME). */
+let data = "";
+before(() => (data = tempDir("longrun-test-data-")));
+after(() => removeDir(data));
+const run = (argv: string[], o: { env?: Record<string, string> } = {}) => runChild(argv, { ...o, env: { XDG_DATA_HOME: data, ...o.env } });
+/** The program the hooks run: dist/longrun's lasting copy. */
+const installed = () => stableExePath({ XDG_DATA_HOME: data });
 
 const settingsOf = (root: string) => JSON.parse(readFileSync(join(root, ".claude", "settings.local.json"), "utf8"));
 
@@ -51,7 +59,7 @@ describe("longrun hook install claude", () => {
     assert.equal(s.hooks.Stop.length, 2);
     assert.equal(s.hooks.Stop[0].hooks[0].command, "echo mine");
     assert.equal(s.hooks.PreToolUse[0].matcher, "*");
-    assert.equal(s.hooks.PreToolUse[0].hooks[0].command, `${BINARY} hook claude PreToolUse --root ${root}`);
+    assert.equal(s.hooks.PreToolUse[0].hooks[0].command, `${installed()} hook claude PreToolUse --root ${root}`);
     assert.equal(existsSync(join(root, ".claude", "settings.json")), false);
     assert.equal(existsSync(join(root, ".longrun", "state.json")), false, "the check ran in a scratch root, not here");
   });
@@ -80,7 +88,7 @@ describe("longrun hook install claude", () => {
     assert.equal(s.sandbox.autoAllowBashIfSandboxed, false, "installing longrun never makes Bash less guarded");
     for (const p of [".longrun", "memory.db", "raw_data", ".claude"]) assert.ok(s.sandbox.filesystem.denyWrite.includes(join(root, p)), p);
     for (const p of [".longrun", "memory.db", "raw_data"]) assert.ok(s.sandbox.filesystem.denyRead.includes(join(root, p)), p);
-    assert.ok(s.sandbox.filesystem.denyWrite.includes(BINARY), "longrun's own executable");
+    assert.ok(s.sandbox.filesystem.denyWrite.includes(installed()), "longrun's own executable (the copy the hooks run)");
     assert.ok(existsSync(join(root, "memory.db")) && existsSync(join(root, "raw_data")), "the root is laid out, so the sandbox has paths to deny");
   });
 
@@ -134,7 +142,7 @@ describe("longrun hook install claude", () => {
     assert.equal(s.allowUnsandboxedCommands, false);
     assert.equal(s.autoAllowBashIfSandboxed, false);
     assert.deepEqual(s.network.allowedDomains, []);
-    const table = protectedPaths(root, BINARY);
+    const table = protectedPaths(root, installed());
     assert.deepEqual(s.filesystem.denyWrite, table.map((p) => p.path), "one table: PROTECTED and the executable");
     assert.deepEqual(s.filesystem.denyRead, table.filter((p) => p.read).map((p) => p.path));
     for (const p of [join(root, ".git", "hooks"), join(root, ".git", "config"), join(root, ".envrc"), join(root, ".claude")]) assert.ok(s.filesystem.denyWrite.includes(p), p);
