@@ -7,7 +7,8 @@
 import { isIP } from "node:net";
 import type { LogFormat } from "../http/log.ts";
 import { LOG_FORMATS } from "../http/log.ts";
-import { type Tokens, TokenEnvError, tokensFrom } from "../http/tokens.ts";
+import { type GivenTokens, readGivenTokens, type TokenOrigins, tokenOrigins } from "../http/token_files.ts";
+import { TokenEnvError } from "../http/tokens.ts";
 import { InvalidRootError, resolveRoot } from "../root/root.ts";
 import type { ServerStore } from "../store/server_config.ts";
 
@@ -15,7 +16,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Every variable `longrun http` reads (besides LONGRUN_MAX_ROOTS, shared with serve, and the two token variables). */
+/** Every variable `longrun http` reads (besides LONGRUN_MAX_ROOTS, shared with serve, and the token variables: src/http/token_files.ts). */
 export const HTTP_ENV = {
   root: "LONGRUN_ROOT",
   host: "LONGRUN_HOST",
@@ -24,6 +25,7 @@ export const HTTP_ENV = {
   allowedHosts: "LONGRUN_ALLOWED_HOSTS",
   allowRoots: "LONGRUN_ALLOW_ROOTS",
   logFormat: "LONGRUN_LOG_FORMAT",
+  loginLink: "LONGRUN_LOGIN_LINK",
 } as const;
 
 export const LOOPBACK: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -42,9 +44,14 @@ export interface HttpConfig {
   allowedHosts: string[];
   maxRoots?: number;
   logFormat: LogFormat;
-  tokens: Tokens;
-  /** Whether the tokens came from LONGRUN_HOST_TOKEN / LONGRUN_AGENT_TOKEN. */
-  tokensFromEnv: boolean;
+  /** Which variable gives each token (its value, or a file it names); the files are read again on SIGHUP or when they change. */
+  tokenOrigins: TokenOrigins;
+  /** The given tokens as read at start (absent ones: kept in http.json, or random). */
+  given: GivenTokens;
+  /** Mint new tokens instead of keeping those in http.json (`--rotate-tokens`). */
+  rotateTokens: boolean;
+  /** Print the status page's one-time login link on stdout at start (`--login-link`, LONGRUN_LOGIN_LINK). */
+  loginLink: boolean;
 }
 
 export interface HttpFlags {
@@ -55,6 +62,8 @@ export interface HttpFlags {
   "allowed-host"?: string[];
   "allow-root"?: string[];
   "log-format"?: string;
+  "rotate-tokens"?: boolean;
+  "login-link"?: boolean;
 }
 
 type EnvMap = Record<string, string | undefined>;
@@ -118,13 +127,8 @@ export function httpConfig(flags: HttpFlags, env: EnvMap, maxRoots?: number): Ht
   const port = portSrc === null ? 0 : /^\d{1,5}$/.test(portSrc.value) ? Number(portSrc.value) : NaN;
   if (!(port >= 0 && port <= 65535)) throw bad(portSrc!, "a port number from 0 to 65535 (0: any free port)");
 
-  let expose = flags.expose === true;
-  const exposeSrc = expose ? null : pick(undefined, "--expose", env, HTTP_ENV.expose);
-  if (exposeSrc) {
-    const v = exposeSrc.value.trim().toLowerCase();
-    if (["1", "true", "yes", "on"].includes(v)) expose = true;
-    else if (!["0", "false", "no", "off"].includes(v)) throw bad(exposeSrc, "1, true, yes or on (or 0, false, no, off)");
-  }
+  const expose = onOff(flags.expose, env, HTTP_ENV.expose);
+  const loginLink = onOff(flags["login-link"], env, HTTP_ENV.loginLink);
 
   const allowedHosts: string[] = [];
   if (flags["allowed-host"]?.length) {
@@ -158,13 +162,30 @@ export function httpConfig(flags: HttpFlags, env: EnvMap, maxRoots?: number): Ht
     if (src) for (const d of src.value.split(":")) if (d !== "") allowRoots.push(directory({ name: HTTP_ENV.allowRoots, value: d }, d));
   }
 
-  let tokens: { tokens: Tokens; fromEnv: boolean };
+  let origins: TokenOrigins;
+  let given: GivenTokens;
   try {
-    tokens = tokensFrom(env);
+    origins = tokenOrigins(env);
+    given = readGivenTokens(origins);
   } catch (e) {
     if (e instanceof TokenEnvError) throw new ConfigError(e.message);
     throw e;
   }
+  const rotateTokens = flags["rotate-tokens"] === true;
+  if (rotateTokens && given.pair) {
+    throw new ConfigError(`--rotate-tokens mints new tokens in place of those kept in .longrun/http.json; these come from ${origins.host!.variable} and ${origins.agent!.variable}: change them there`);
+  }
 
-  return { root, host, port, allowRoots, expose, allowedHosts, maxRoots, logFormat, tokens: tokens.tokens, tokensFromEnv: tokens.fromEnv };
+  return { root, host, port, allowRoots, expose, allowedHosts, maxRoots, logFormat, tokenOrigins: origins, given, rotateTokens, loginLink };
+}
+
+/** A switch: its flag when given, else its variable (1, true, yes, on; or 0, false, no, off). */
+function onOff(flag: boolean | undefined, env: EnvMap, envName: string): boolean {
+  if (flag === true) return true;
+  const src = pick(undefined, "", env, envName);
+  if (!src) return false;
+  const v = src.value.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (!["0", "false", "no", "off"].includes(v)) throw bad(src, "1, true, yes or on (or 0, false, no, off)");
+  return false;
 }

@@ -1,6 +1,7 @@
 /**
  * The HTTP API, a Hono app: `POST /rpc` (the same dispatcher and schemas as stdio), `GET /v1/status`,
- * MCP over Streamable HTTP at `/mcp`, `GET /metrics` (host token), the status page at `GET /` and
+ * MCP over Streamable HTTP at `/mcp`, `GET /metrics` (host or metrics token), `POST /v1/login-link`
+ * (host token: a one-time login link for the status page), the status page at `GET /` and
  * `/page/…` (src/http/page/, when given), and the probes `GET /health` (liveness) and `GET /ready`
  * (the default root answers a read). Before any other routing it refuses a `Host` that is not the
  * served host and a foreign `Origin` (DNS rebinding); bodies over the limit get 413 before any
@@ -23,11 +24,13 @@ import { type Logger, logPath, oneLine, rootHash } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import type { StatusPage } from "./page/routes.ts";
 import { readiness } from "./ready.ts";
-import type { Tokens } from "./tokens.ts";
+import { PAGE_LIMITS } from "./page/sessions.ts";
+import type { LiveTokens, Tokens } from "./tokens.ts";
 
 export interface HttpAppOptions {
   dispatcher: Dispatcher;
-  tokens: Tokens;
+  /** Fixed, or swapped while serving (a rotation: src/cli/http.ts). */
+  tokens: Tokens | LiveTokens;
   /** `Host` header values this server answers to, compared whole, e.g. `127.0.0.1:8080`, `localhost:8080`, `longrun`. */
   hosts: string[];
   /** Lease time to live applied to grants made over HTTP without one (hosts may not see turn boundaries). */
@@ -46,7 +49,7 @@ export interface HttpAppOptions {
 }
 
 /** Route names for metrics labels; any other path is `other`. */
-const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp"]);
+const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp", "/v1/login-link"]);
 const NO_STORE = { "cache-control": "no-store" };
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -124,6 +127,19 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     },
   });
 
+  // the host token or the metrics token (which opens this route and no other)
+  app.get("/metrics", (c) => {
+    const credential = guard.credentialOf(c.req.header("authorization"));
+    if (credential === null) return guard.refuse(c, "unauthorized");
+    if (credential === "agent") {
+      metrics.gate("http", "refused", "wrong_side");
+      return problem(c, 403, "unauthorized", "Metrics are the host's", "Use the metrics token (LONGRUN_METRICS_TOKEN) or the host token for /metrics");
+    }
+    if (credential === "metrics") metrics.gate("http", "allowed", "metrics");
+    else guard.admit(credential, c.env?.trace);
+    return c.body(metrics.render({ openRoots: roots.openCount }), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", ...NO_STORE });
+  });
+
   // the token, which decides the side
   app.use("*", async (c, next) => {
     const side = guard.sideOf(c.req.header("authorization"));
@@ -153,12 +169,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
     return c.json(answer.result as Record<string, unknown>);
   });
 
-  app.get("/metrics", (c) => {
+  // a one-time login link for the status page, for whoever holds the host token (`longrun open`)
+  app.post("/v1/login-link", (c) => {
+    if (!options.page) return problem(c, 404, "not_found", "No status page", "This server serves no status page");
     if (c.get("side") !== "host") {
       metrics.gate("http", "refused", "wrong_side");
-      return problem(c, 403, "unauthorized", "Metrics are the host's", "Use the host token for /metrics");
+      return problem(c, 403, "unauthorized", "Login links are the host's", "Use the host token for /v1/login-link");
     }
-    return c.body(metrics.render({ openRoots: roots.openCount }), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", ...NO_STORE });
+    const url = `http://${c.req.header("host")}/?login=${options.page.sessions.mint("host")}`;
+    return c.json({ url, expires_in_seconds: PAGE_LIMITS.code_ttl_seconds }, 200, NO_STORE);
   });
 
   app.all("/mcp", async (c) => {
@@ -196,7 +215,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
   app.onError((e, c) => problem500(e, c.env?.trace));
 
   app.notFound((c) =>
-    problem(c, 404, "not_found", "No such route", `${c.req.method} ${c.req.path} does not exist; routes: POST /rpc, GET /v1/status, /mcp, GET /metrics, GET /health, GET /ready${options.page ? ", GET / (status page)" : ""}`),
+    problem(c, 404, "not_found", "No such route", `${c.req.method} ${c.req.path} does not exist; routes: POST /rpc, GET /v1/status, /mcp, GET /metrics, POST /v1/login-link, GET /health, GET /ready${options.page ? ", GET / (status page)" : ""}`),
   );
 
   /** Every request ends here: its metrics and its log line. */

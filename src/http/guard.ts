@@ -3,14 +3,15 @@
  * `POST /rpc` in app.ts): the served `Host`, no foreign `Origin` (DNS rebinding), the body within
  * the limit, a valid bearer token (which decides the side), checked in that order; and the one
  * answer to each refusal, a problem+json (on `/rpc`, a missing token gets a JSON-RPC error), each
- * counted under its reason in the `http` gate's metrics.
+ * counted under its reason in the `http` gate's metrics. The tokens may change while serving
+ * (LiveTokens): each request is checked against the set in force when it arrives.
  */
 import type { Context } from "hono";
 import { ERRORS } from "../core/errors.ts";
 import { errorResponse } from "../rpc/dispatcher.ts";
 import type { Side } from "../rpc/method.ts";
 import type { Metrics } from "./metrics.ts";
-import { sideChecker, type Tokens } from "./tokens.ts";
+import { type Credential, LiveTokens, type Tokens } from "./tokens.ts";
 
 /** What one HTTP request did, for its log line and metrics. */
 export interface Trace {
@@ -43,7 +44,8 @@ export interface GuardOptions {
   hosts: string[];
   /** The most bytes a body may have. */
   limit: number;
-  tokens: Tokens;
+  /** The tokens, fixed, or a set that may be swapped while serving (a rotation). */
+  tokens: Tokens | LiveTokens;
   metrics: Metrics;
 }
 
@@ -56,8 +58,10 @@ export interface Guard {
    * `bodyLimit`), so a request for which this is false goes the middleware's way.
    */
   declaredWithin(h: Headers): boolean;
-  /** The side the bearer token gives, or null (the token rule). */
+  /** The side the bearer token gives, or null (the token rule; the metrics token gives no side). */
   sideOf(authorization: string | null | undefined): Side | null;
+  /** What the bearer token speaks for: a side, or reading the metrics; or null. */
+  credentialOf(authorization: string | null | undefined): Credential | null;
   /** All four rules, in order, on a request whose body length is declared: its side, or null (the middleware then makes the refusal). */
   pass(h: Headers): Side | null;
   /** A request let through: counted under its side, and its side noted in the trace. */
@@ -72,7 +76,8 @@ export function createGuard(options: GuardOptions): Guard {
   const hosts = new Set(options.hosts.map((h) => h.toLowerCase()));
   const origins = new Set(options.hosts.map((h) => `http://${h.toLowerCase()}`));
   const { limit, metrics } = options;
-  const sideOf = sideChecker(options.tokens);
+  const live = options.tokens instanceof LiveTokens ? options.tokens : new LiveTokens(options.tokens);
+  const sideOf = (authorization: string | null | undefined) => live.sideOf(authorization);
 
   const door = (h: Headers): "forbidden_host" | "forbidden_origin" | null => {
     if (!hosts.has((h.get("host") ?? "").toLowerCase())) return "forbidden_host";
@@ -115,6 +120,7 @@ export function createGuard(options: GuardOptions): Guard {
     door,
     declaredWithin,
     sideOf,
+    credentialOf: (authorization) => live.credentialOf(authorization),
     pass: (h) => (door(h) === null && declaredWithin(h) ? sideOf(h.get("authorization")) : null),
     admit: (side, trace) => {
       metrics.gate("http", "allowed", side);

@@ -1,12 +1,15 @@
 /**
- * Bearer tokens for the HTTP API: one for the host side, one for the agent side. Random per
- * start and written to a 0600 file under the root's `.longrun/`, or given by environment for
- * containers (then not written anywhere); compared in constant time over fixed-size buffers of
- * length and bytes (so lengths leak nothing either), without hashing each request.
+ * Bearer tokens for the HTTP API: one for the host side, one for the agent side, and an optional
+ * read-only one for `/metrics`. Given by environment or by files it names (token_files.ts: then
+ * not written anywhere), or kept in a 0600 file under the root's `.longrun/` (random at the first
+ * start, the same after a restart, new with `--rotate-tokens`). Compared in constant time over
+ * fixed-size buffers of length and bytes (so lengths leak nothing either), without hashing each
+ * request; the set in force can be swapped while serving (LiveTokens), the old tokens then
+ * failing at once.
  */
 import { Buffer } from "node:buffer";
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { readFileSync, unlinkSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Side } from "../rpc/method.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
@@ -14,11 +17,16 @@ import { writeFileAtomic } from "../store/atomic.ts";
 export interface Tokens {
   host: string;
   agent: string;
+  /** Opens `GET /metrics` and nothing else (none: only the host token does). */
+  metrics?: string | null;
 }
 
-export const TOKEN_ENV = { host: "LONGRUN_HOST_TOKEN", agent: "LONGRUN_AGENT_TOKEN" } as const;
+/** What a bearer token may speak for: a side, or reading the metrics. */
+export type Credential = Side | "metrics";
 
-/** What a token given by environment must be: RFC 6750's b64token (what fits a Bearer header as is). */
+export const TOKEN_ENV = { host: "LONGRUN_HOST_TOKEN", agent: "LONGRUN_AGENT_TOKEN", metrics: "LONGRUN_METRICS_TOKEN" } as const;
+
+/** What a given token must be: RFC 6750's b64token (what fits a Bearer header as is). */
 export const TOKEN_RULES = {
   min: 16,
   max: 1024,
@@ -26,7 +34,7 @@ export const TOKEN_RULES = {
   text: "16 to 1024 characters of A-Z a-z 0-9 - . _ ~ + / (= only at the end)",
 } as const;
 
-/** A token given by environment that breaks the rules; the message names the variable, never the value. */
+/** A given token that breaks the rules, or a token file that cannot be read; the message names the variable, never the value. */
 export class TokenEnvError extends Error {
   override name = "TokenEnvError";
 }
@@ -35,31 +43,19 @@ export function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/**
- * Tokens from the environment when set (both, see TOKEN_RULES), else new random ones. An empty
- * variable counts as unset. Throws TokenEnvError, naming the variable, when the rules are broken.
- */
-export function tokensFrom(env: Record<string, string | undefined>): { tokens: Tokens; fromEnv: boolean } {
-  const host = env[TOKEN_ENV.host] || undefined;
-  const agent = env[TOKEN_ENV.agent] || undefined;
-  if (host === undefined && agent === undefined) return { tokens: { host: newToken(), agent: newToken() }, fromEnv: false };
-  const refuse = (problem: string) =>
-    new TokenEnvError(`${TOKEN_ENV.host} and ${TOKEN_ENV.agent} must both be set, differ, and each be ${TOKEN_RULES.text}: ${problem}`);
-  if (host === undefined || agent === undefined) {
-    const [set, missing] = host === undefined ? [TOKEN_ENV.agent, TOKEN_ENV.host] : [TOKEN_ENV.host, TOKEN_ENV.agent];
-    throw refuse(`${set} is set but ${missing} is not (set neither for random tokens written to .longrun/http.json)`);
-  }
-  for (const [name, value] of [[TOKEN_ENV.host, host], [TOKEN_ENV.agent, agent]] as const) {
-    if (value.length < TOKEN_RULES.min || value.length > TOKEN_RULES.max) throw refuse(`${name} is ${value.length} characters long`);
-    if (!TOKEN_RULES.pattern.test(value)) throw refuse(`${name} has a character outside that set (a space, a quote, a non-ASCII letter, …)`);
-  }
-  if (host === agent) throw refuse("they are the same (the host token grants leases, the agent token must not)");
-  return { tokens: { host, agent }, fromEnv: true };
+/** Why `value` cannot be a token (a phrase about `name`, never quoting the value), or null. */
+export function tokenProblem(name: string, value: string): string | null {
+  if (value.length < TOKEN_RULES.min || value.length > TOKEN_RULES.max) return `${name} is ${value.length} characters long`;
+  if (!TOKEN_RULES.pattern.test(value)) return `${name} has a character outside that set (a space, a quote, a non-ASCII letter, …)`;
+  return null;
 }
+
+/** The rule every error about the host and agent tokens states first. */
+export const PAIR_RULE = `${TOKEN_ENV.host} and ${TOKEN_ENV.agent} (each or its _FILE) must both be set, differ, and each be ${TOKEN_RULES.text}`;
 
 /**
  * Bytes a packed token takes: its length (2 bytes), then its bytes zero-padded to one of two
- * fixed sizes, the small one when both expected tokens fit it (random ones, 43 characters, do).
+ * fixed sizes, the small one when every expected token fits it (random ones, 43 characters, do).
  * Every comparison runs over the same bytes whatever the given token; the size says no more
  * than whether the expected tokens are longer than 64 characters.
  */
@@ -84,49 +80,145 @@ function pack(token: string, into: Buffer, side: keyof typeof NOT_A_TOKEN): Buff
 }
 
 /**
- * A checker that says which side a bearer token speaks for, or null. The expected tokens are
- * packed once, here (length and bytes, padded to a fixed size: ROOM); each request packs
- * the given token into one buffer and compares it with both in constant time (both comparisons
- * always run, over the same number of bytes whatever the lengths), with no hash per request.
+ * A checker that says what a bearer token speaks for, or null. The expected tokens are packed
+ * once, here (length and bytes, padded to a fixed size: ROOM; no metrics token packs as one no
+ * given string matches); each request packs the given token into one buffer and compares it with
+ * all three in constant time (every comparison always runs, over the same number of bytes
+ * whatever the lengths), with no hash per request.
  */
-export function sideChecker(tokens: Tokens): (authorization: string | undefined | null) => Side | null {
-  const room = Math.max(tokens.host.length, tokens.agent.length) <= ROOM.small - 2 ? ROOM.small : ROOM.large;
+export function credentialChecker(tokens: Tokens): (authorization: string | undefined | null) => Credential | null {
+  const metricsToken = tokens.metrics ?? "";
+  const room = Math.max(tokens.host.length, tokens.agent.length, metricsToken.length) <= ROOM.small - 2 ? ROOM.small : ROOM.large;
   const host = pack(tokens.host, Buffer.alloc(room), "expected");
   const agent = pack(tokens.agent, Buffer.alloc(room), "expected");
+  const metrics = pack(metricsToken, Buffer.alloc(room), "expected");
   const given = Buffer.alloc(room);
   return (authorization) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
     pack(m ? m[1]! : "", given, "given");
     const isHost = timingSafeEqual(given, host);
     const isAgent = timingSafeEqual(given, agent);
+    const isMetrics = timingSafeEqual(given, metrics);
     if (!m) return null;
-    return isHost ? "host" : isAgent ? "agent" : null;
+    return isHost ? "host" : isAgent ? "agent" : isMetrics ? "metrics" : null;
   };
+}
+
+/** Which side a bearer token speaks for, or null (the metrics token speaks for neither). */
+export function sideChecker(tokens: Tokens): (authorization: string | undefined | null) => Side | null {
+  const credential = credentialChecker(tokens);
+  return (authorization) => {
+    const c = credential(authorization);
+    return c === "metrics" ? null : c;
+  };
+}
+
+/**
+ * The tokens in force, swappable while serving (a rotation): from the next request on only the
+ * new set is accepted.
+ */
+export class LiveTokens {
+  #tokens!: Tokens;
+  #check!: (authorization: string | undefined | null) => Credential | null;
+
+  constructor(tokens: Tokens) {
+    this.set(tokens);
+  }
+
+  set(tokens: Tokens): void {
+    this.#check = credentialChecker(tokens);
+    this.#tokens = tokens;
+  }
+
+  get current(): Tokens {
+    return this.#tokens;
+  }
+
+  credentialOf(authorization: string | undefined | null): Credential | null {
+    return this.#check(authorization);
+  }
+
+  sideOf(authorization: string | undefined | null): Side | null {
+    const c = this.#check(authorization);
+    return c === "metrics" ? null : c;
+  }
 }
 
 export function tokenFilePath(longrunDir: string): string {
   return join(longrunDir, "http.json");
 }
 
+/** Where the tokens in force came from, as `http.json` and the start line name them. */
+export interface TokenOriginInfo {
+  /** The variable given for each credential (`LONGRUN_HOST_TOKEN` or `LONGRUN_HOST_TOKEN_FILE`, …), and the file when one. */
+  given: Partial<Record<Credential, { variable: string; file?: string }>>;
+}
+
 /**
- * Writes where the server listens and its tokens, mode 0600. Tokens given by environment are not
- * written: the file names the variables instead (`tokens_from_env`), and clients read them there.
+ * Writes where the server listens and its tokens, mode 0600. Given tokens (environment or
+ * files) are not written: the file names the variables (or files) instead, and clients read them
+ * there (`tokens_from_env`).
  */
-export function writeTokenFile(path: string, info: { url: string; tokens: Tokens; fromEnv: boolean }): void {
+export function writeTokenFile(path: string, info: { url: string; tokens: Tokens; origins: TokenOriginInfo }): void {
+  const { given } = info.origins;
+  const named = (c: Credential) => {
+    const g = given[c];
+    if (!g) return {};
+    return g.file !== undefined ? { [`${c}_token_file`]: g.file } : { [`${c}_token_env`]: g.variable };
+  };
+  const pairGiven = given.host !== undefined;
   const body = {
     url: info.url,
     pid: process.pid,
     started_at: new Date().toISOString(),
-    ...(info.fromEnv ? { tokens_from_env: true, host_token_env: TOKEN_ENV.host, agent_token_env: TOKEN_ENV.agent } : { host_token: info.tokens.host, agent_token: info.tokens.agent }),
+    ...(pairGiven ? { tokens_from_env: true, ...named("host"), ...named("agent") } : { host_token: info.tokens.host, agent_token: info.tokens.agent }),
+    ...(given.metrics ? named("metrics") : !pairGiven && info.tokens.metrics ? { metrics_token: info.tokens.metrics } : {}),
   };
   writeFileAtomic(path, JSON.stringify(body, null, 2) + "\n", { mode: 0o600 });
 }
 
-/** Removes the token file if this process wrote it (another server may have started on the root since). */
-export function removeTokenFile(path: string): void {
+/**
+ * The tokens a previous start kept in `path`, to keep them across a restart: only from a regular
+ * file (not a link) of ours, readable by us alone, whose tokens keep the rules and differ. Else
+ * why not (null: there is no file).
+ */
+export function keptTokens(path: string): { tokens: Tokens } | { why: string } | null {
+  let st;
   try {
-    const info = JSON.parse(readFileSync(path, "utf8")) as { pid?: unknown };
-    if (info.pid === process.pid) unlinkSync(path);
+    st = lstatSync(path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return { why: `${path} is not a regular file` };
+  const uid = typeof process.getuid === "function" ? process.getuid() : null;
+  if (uid === null) return { why: "file modes cannot be checked on this system" };
+  if (st.uid !== uid) return { why: `${path} belongs to uid ${st.uid}, not to this process (${uid})` };
+  if ((st.mode & 0o077) !== 0) return { why: `${path} has mode ${(st.mode & 0o777).toString(8)} (0600 needed)` };
+  let info: Record<string, unknown>;
+  try {
+    info = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return { why: `${path} is not valid JSON` };
+  }
+  const { host_token: host, agent_token: agent, metrics_token: metrics } = info;
+  if (typeof host !== "string" || typeof agent !== "string") return { why: `${path} holds no tokens` };
+  if (tokenProblem("host_token", host) || tokenProblem("agent_token", agent) || host === agent) return { why: `${path} holds tokens that break the rules` };
+  const keepMetrics = typeof metrics === "string" && !tokenProblem("metrics_token", metrics) && metrics !== host && metrics !== agent;
+  return { tokens: { host, agent, metrics: keepMetrics ? metrics : null } };
+}
+
+/**
+ * On a clean stop: the file stays (its tokens are the next start's) without this process's pid,
+ * with `stopped_at`, if it is still this process's (another server may have started on the root
+ * since).
+ */
+export function markTokenFileStopped(path: string): void {
+  try {
+    const info = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    if (info.pid !== process.pid) return;
+    delete info.pid;
+    info.stopped_at = new Date().toISOString();
+    writeFileAtomic(path, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
   } catch {
     // gone already, or not ours to judge
   }

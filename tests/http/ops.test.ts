@@ -1,12 +1,12 @@
 /**
  * Operating `longrun http` in a container, for real: configuration by environment, the probes
  * (/health, /ready), /metrics, request and error logs in both formats, one-line start-up errors,
- * and the token file removed on a clean exit. Child processes of the compiled binary (and of
+ * and the token file kept (without the pid) on a clean exit. Child processes of the compiled binary (and of
  * `deno run` for the probes and the logs), spoken to over real sockets on 127.0.0.1.
  */
 import assert from "node:assert/strict";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -79,7 +79,7 @@ function freePort(): Promise<number> {
 
 const HOST_TOKEN = "host-token-for-ops-tests-0123456789";
 /** The rule every token error states first. */
-const TOKEN_RULE = "LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN must both be set, differ, and each be 16 to 1024 characters of A-Z a-z 0-9 - \\. _ ~ \\+ / \\(= only at the end\\)";
+const TOKEN_RULE = "LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN \\(each or its _FILE\\) must both be set, differ, and each be 16 to 1024 characters of A-Z a-z 0-9 - \\. _ ~ \\+ / \\(= only at the end\\)";
 const AGENT_TOKEN = "agent-token-for-ops-tests-9876543210";
 const ENV_TOKENS = { LONGRUN_HOST_TOKEN: HOST_TOKEN, LONGRUN_AGENT_TOKEN: AGENT_TOKEN };
 /** Text a request body carries, which no log line may contain. */
@@ -297,14 +297,18 @@ describe("longrun http operations: the compiled binary", () => {
   });
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    test(`${signal}: exit 0 and http.json removed`, async () => {
+    test(`${signal}: exit 0, http.json kept with its tokens for the next start, without the pid`, async () => {
       const root = tempDir();
       const srv = await start([BINARY], ["--root", root, "--port", "0"]);
       try {
-        assert.ok(existsSync(srv.tokenFile));
+        const before = JSON.parse(readFileSync(srv.tokenFile, "utf8"));
+        assert.equal(before.pid, srv.child.pid);
         const { code } = await srv.stop(signal);
         assert.equal(code, 0);
-        assert.equal(existsSync(srv.tokenFile), false);
+        const after = JSON.parse(readFileSync(srv.tokenFile, "utf8"));
+        assert.equal(after.pid, undefined);
+        assert.match(after.stopped_at, /^\d{4}-/);
+        assert.deepEqual([after.host_token, after.agent_token, after.metrics_token], [before.host_token, before.agent_token, before.metrics_token]);
       } finally {
         removeDir(root);
       }
@@ -334,8 +338,8 @@ describe("longrun http operations: the compiled binary", () => {
       [{}, ["--allow-root", "/no/such/dir"], /^longrun: --allow-root: Invalid root/],
       [{ LONGRUN_MAX_ROOTS: "lots" }, [], /^longrun: --max-roots \(or LONGRUN_MAX_ROOTS\) must be a whole number from 1 to 100000, got "lots"/],
       [{ LONGRUN_HOST_TOKEN: "short", LONGRUN_AGENT_TOKEN: AGENT_TOKEN }, [], new RegExp(`^longrun: ${TOKEN_RULE}: LONGRUN_HOST_TOKEN is 5 characters long;`)],
-      [{ LONGRUN_HOST_TOKEN: HOST_TOKEN }, [], new RegExp(`^longrun: ${TOKEN_RULE}: LONGRUN_HOST_TOKEN is set but LONGRUN_AGENT_TOKEN is not`)],
-      [{ LONGRUN_AGENT_TOKEN: AGENT_TOKEN }, [], new RegExp(`^longrun: ${TOKEN_RULE}: LONGRUN_AGENT_TOKEN is set but LONGRUN_HOST_TOKEN is not`)],
+      [{ LONGRUN_HOST_TOKEN: HOST_TOKEN }, [], new RegExp(`^longrun: ${TOKEN_RULE}: LONGRUN_HOST_TOKEN is set but the agent token is not \\(LONGRUN_AGENT_TOKEN or LONGRUN_AGENT_TOKEN_FILE;`)],
+      [{ LONGRUN_AGENT_TOKEN: AGENT_TOKEN }, [], new RegExp(`^longrun: ${TOKEN_RULE}: LONGRUN_AGENT_TOKEN is set but the host token is not`)],
       [{ LONGRUN_HOST_TOKEN: HOST_TOKEN, LONGRUN_AGENT_TOKEN: HOST_TOKEN }, [], new RegExp(`^longrun: ${TOKEN_RULE}: they are the same`)],
       [{ LONGRUN_HOST_TOKEN: HOST_TOKEN, LONGRUN_AGENT_TOKEN: "agent token with spaces" }, [], new RegExp(`^longrun: ${TOKEN_RULE}: LONGRUN_AGENT_TOKEN has a character outside that set`)],
       [{ LONGRUN_PORT: String(takenPort) }, [], /^longrun: cannot listen on 127\.0\.0\.1:\d+: /],

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { LIMITS } from "../../src/core/limits.ts";
 import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary, requireTarget, SOURCE_AND_BINARY, type Target, TARGETS } from "../support/server.ts";
-import { tokensFrom } from "../../src/http/tokens.ts";
+import { readGivenTokens, tokenOrigins } from "../../src/http/token_files.ts";
 import { raw } from "./raw.ts";
 import { startHttpChild } from "./start.ts";
 
@@ -251,12 +251,13 @@ describe("longrun http guards its sides and its origin (the source and the binar
   });
 
   // Kills (found beside the named ones): tokens from the environment accepted when they are equal
-  // (src/http/tokens.ts tokensFrom without `host === agent`): the agent's token would then speak for
+  // (src/http/token_files.ts readGivenTokens without `host === agent`): the agent's token would then speak for
   // the host (the host is checked first), and the agent could grant itself a lease.
   test("HTTP: host and agent tokens given by environment must differ; the server refuses to start with one token for both", async () => {
     const same = "same-token-for-both-sides";
-    assert.throws(() => tokensFrom({ LONGRUN_HOST_TOKEN: same, LONGRUN_AGENT_TOKEN: same }), /differ/);
-    assert.deepEqual(tokensFrom({ LONGRUN_HOST_TOKEN: same, LONGRUN_AGENT_TOKEN: same + "-2" }).tokens, { host: same, agent: same + "-2" });
+    const given = (env: Record<string, string>) => readGivenTokens(tokenOrigins(env));
+    assert.throws(() => given({ LONGRUN_HOST_TOKEN: same, LONGRUN_AGENT_TOKEN: same }), /differ/);
+    assert.deepEqual(given({ LONGRUN_HOST_TOKEN: same, LONGRUN_AGENT_TOKEN: same + "-2" }).pair, { host: same, agent: same + "-2" });
     for (const target of SOURCE_AND_BINARY) {
       requireTarget(target);
       const root = tempDir();
@@ -270,7 +271,7 @@ describe("longrun http guards its sides and its origin (the source and the binar
         const outcome = await until(() => (child.exitCode !== null ? "exited" : out.includes("{") ? "serving" : null), "longrun http to exit or serve", 30_000);
         assert.equal(outcome, "exited", `${target.name}: it must not serve with one token for both sides (stdout: ${out})`);
         assert.notEqual(await exited, 0);
-        assert.match(err, /LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN must both be set, differ/);
+        assert.match(err, /LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN \(each or its _FILE\) must both be set, differ/);
       } finally {
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
         await exited;

@@ -5,8 +5,11 @@ import { BINARY, requireBinary } from "../support/server.ts";
 
 export interface HttpChild {
   child: ChildProcessWithoutNullStreams;
-  /** The first stdout line: `url`, `token_file`, `tokens`, `page` (the one-time login link). */
-  info: { url: string; token_file: string; tokens: string; page: string };
+  /**
+   * The first stdout line: `url`, `token_file`, `tokens`, and `page`, the one-time login link
+   * (asked for with `--login-link` unless `loginLink: false`; then `login` says how to get one).
+   */
+  info: { url: string; token_file: string; tokens: string; page: string; login?: string };
   port: number;
   stderr: () => string;
   exited: Promise<number | null>;
@@ -17,12 +20,19 @@ export interface HttpChild {
 /**
  * Runs `argv… http <args>` (argv: the binary, or `deno run … src/main.ts`) and waits for its first
  * line. `env` is added to this process's environment; with `cleanEnv`, to it without its LONGRUN_
- * variables (the configuration by environment is then only what the test gives).
+ * variables (the configuration by environment is then only what the test gives). `--login-link`
+ * is added unless `loginLink` is false.
  */
-export async function startHttpChild(argv: readonly string[], args: readonly string[], env: Record<string, string> = {}, options: { cleanEnv?: boolean } = {}): Promise<HttpChild> {
+export async function startHttpChild(
+  argv: readonly string[],
+  args: readonly string[],
+  env: Record<string, string> = {},
+  options: { cleanEnv?: boolean; loginLink?: boolean } = {},
+): Promise<HttpChild> {
   if (argv[0] === BINARY) requireBinary();
   const base = options.cleanEnv ? Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LONGRUN_"))) : process.env;
-  const child = spawn(argv[0]!, [...argv.slice(1), "http", ...args], { cwd: REPO, env: { ...base, ...env } });
+  const link = options.loginLink === false ? [] : ["--login-link"];
+  const child = spawn(argv[0]!, [...argv.slice(1), "http", ...args, ...link], { cwd: REPO, env: { ...base, ...env } });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
