@@ -13,11 +13,19 @@ Usage:
                                     JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host);
                                     at most N roots open at once (default 64, env LONGRUN_MAX_ROOTS)
   longrun http [--root DIR] [--host 127.0.0.1] [--port N] [--allow-root DIR]... [--expose --allowed-host NAME...]
-               [--max-roots N] [--log-format text|json]
-                                    HTTP API: POST /rpc, GET /v1/status, MCP at /mcp, GET /metrics (host token),
-                                    GET /health and GET /ready (no token); host and agent bearer tokens in
-                                    DIR/.longrun/http.json, or LONGRUN_HOST_TOKEN and LONGRUN_AGENT_TOKEN;
-                                    every flag has a LONGRUN_* variable (docs/http.md: Configuration (environment))
+               [--max-roots N] [--log-format text|json] [--login-link] [--rotate-tokens]
+                                    HTTP API: POST /rpc, GET /v1/status, MCP at /mcp, GET /metrics (host or
+                                    metrics token), GET /health and GET /ready (no token); host and agent
+                                    tokens kept in DIR/.longrun/http.json across restarts (--rotate-tokens: new
+                                    ones), or LONGRUN_HOST_TOKEN/AGENT_TOKEN/METRICS_TOKEN or their _FILE (read
+                                    again on SIGHUP or change); --login-link prints the status page's one-time
+                                    link; every flag has a LONGRUN_* variable (docs/http.md: Configuration)
+  longrun health [--url URL] [--ready] [--timeout S] [--root DIR]
+                                    ask a running longrun http: GET /health (or /ready); exit 0 healthy, 1 not;
+                                    URL from DIR/.longrun/http.json, else http://127.0.0.1:8080
+  longrun open [--root DIR] [--url URL] [--no-browser]
+                                    the status page for a person: a one-time login link from the root's running
+                                    longrun http, or serve the root on 127.0.0.1 until Ctrl-C; opens a browser
   longrun mcp [--root DIR] [--tools default|research|all|NAME,...]
                                     MCP server over stdio: agent-side tools only; --tools picks them
                                     (default: the coding set; research adds long-run tools; all: every tool)
@@ -80,6 +88,8 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       "accept-memory": { type: "boolean" },
       "max-roots": { type: "string" },
       "log-format": { type: "string" },
+      "login-link": { type: "boolean" },
+      "rotate-tokens": { type: "boolean" },
       store: { type: "string" },
       project: { type: "string" },
       "state-dir": { type: "string" },
@@ -120,6 +130,8 @@ export async function main(argv: string[]): Promise<number> {
     return (await import("./sandbox.ts")).runSandbox(rest);
   }
   if (command === "doctor") return (await import("./doctor.ts")).runDoctorCommand(rest);
+  if (command === "health") return (await import("./health.ts")).runHealthCommand(rest);
+  if (command === "open") return (await import("./open.ts")).runOpenCommand(rest);
   let values: Values;
   let words: string[];
   try {
