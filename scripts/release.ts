@@ -27,6 +27,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { VERSION } from "../src/version.ts";
+import { writeChannels } from "./channels.ts";
 import { compile, gitCommit } from "./compile.ts";
 import { checkSigningKey, SIGNATURE, signSums } from "./sign.ts";
 import { REPO, type Target, TARGETS, targetByName } from "./targets.ts";
@@ -261,8 +262,9 @@ export function finishRelease(releaseDir: string, built: Pick<Manifest, "commit"
   for (const f of DESCRIBING) rmSync(join(releaseDir, f), { force: true });
   copyFileSync(join(REPO, "install.sh"), join(releaseDir, "install.sh"));
   chmodSync(join(releaseDir, "install.sh"), 0o755);
-  // artefacts made from the executables in dist/build/<target>/ (npm packages, wheels) are written
-  // into releaseDir here, before SHA256SUMS lists the directory
+  // the npm packages and the wheels (npm/, python/), made from the archives' executables, are
+  // written into releaseDir here, before SHA256SUMS lists the directory (scripts/channels.ts)
+  writeChannels(releaseDir, built.targets, log);
   const archives = new Set(built.targets.map((t) => t.archive));
   const sums: string[] = [];
   const files: Manifest["files"] = [];

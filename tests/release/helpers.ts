@@ -1,7 +1,9 @@
-/** Helpers for the release tests: mounts (root only), the stdio smoke, ELF/Mach-O/PE facts. */
+/** Helpers for the release tests: mounts (root only), the stdio smoke, ELF/Mach-O/PE facts, a local HTTP server. */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { canMount, REPO, removeDir, tempDir } from "../support/helpers.ts";
 import { Server } from "../support/server.ts";
@@ -136,4 +138,61 @@ export function which(name: string): string | null {
     if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
   return null;
+}
+
+/** What a LocalServer answers at a path: a file on disk, or a body with its content type. */
+export type Route = { file: string } | { body: string; type: string };
+
+/**
+ * An HTTP server on 127.0.0.1 answering GET from `routes` (keys are decoded paths, so npm's
+ * `/@scope%2fname` is `/@scope/name`), 404 otherwise; records every path asked for, in order.
+ */
+export class LocalServer {
+  readonly routes = new Map<string, Route>();
+  readonly asked: string[] = [];
+  url = "";
+  #server: HttpServer | undefined;
+
+  async start(): Promise<void> {
+    this.#server = createServer((req, res) => {
+      let path: string;
+      try {
+        path = decodeURIComponent((req.url ?? "/").split("?")[0]!);
+      } catch {
+        res.writeHead(400).end("bad path");
+        return;
+      }
+      this.asked.push(path);
+      const route = req.method === "GET" || req.method === "HEAD" ? this.routes.get(path) : undefined;
+      if (!route) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        return;
+      }
+      if ("body" in route) {
+        res.writeHead(200, { "content-type": route.type, "content-length": String(Buffer.byteLength(route.body)) }).end(req.method === "HEAD" ? undefined : route.body);
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(statSync(route.file).size) });
+      if (req.method === "HEAD") res.end();
+      else createReadStream(route.file).pipe(res);
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.#server) return resolve();
+      this.#server.closeAllConnections?.();
+      this.#server.close(() => resolve());
+    });
+  }
+}
+
+/**
+ * argv that runs `argv` with exactly `env` (through `env -i`): a client such as npm or pip must
+ * not see the npm_config_* / PIP_* settings of whoever runs the tests.
+ */
+export function withOnlyEnv(env: Record<string, string>, argv: string[]): string[] {
+  return ["env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
 }
