@@ -15,17 +15,20 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
 import { listTree, run, type RunResult, tempDir, removeDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 import { RELEASE_DIR, VERSION_LINE } from "./helpers.ts";
 import { downloaderSkip, FAKE_LONGRUN, fakeRelease, INSTALL, installer, pathWithout, ReleaseServer, type Scratch, SH } from "./release_server.ts";
 
 const host = process.platform === "linux" ? `linux-${process.arch}` : process.platform === "darwin" ? `darwin-${process.arch}` : null;
 const hostArchive = host ? `longrun-${VERSION}-${host}.tar.gz` : null;
-const releaseSkip = !hostArchive
-  ? "not a platform install.sh installs"
-  : existsSync(join(RELEASE_DIR, hostArchive)) && existsSync(join(RELEASE_DIR, "SHA256SUMS"))
-    ? false
-    : `no ${hostArchive} in dist/release: build it with \`npm run release\` (.ci/run does)`;
-if (releaseSkip) console.warn(`tests/release/install.test.ts: skipping the real release's install: ${releaseSkip}`);
+const releaseSkip = skipped(
+  "tests/release/install.test.ts: installing the real release",
+  !hostArchive
+    ? "not a platform install.sh installs"
+    : existsSync(join(RELEASE_DIR, hostArchive)) && existsSync(join(RELEASE_DIR, "SHA256SUMS"))
+      ? false
+      : `no ${hostArchive} in dist/release: build it with \`npm run release\` (.ci/run does)`,
+);
 
 /** A failure as install.sh must report it: exit 1, and stderr exactly one line `longrun install: ...` matching `why`. */
 function failsWith(r: RunResult, why: RegExp): void {
@@ -45,7 +48,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe("install.sh", { skip: downloaderSkip }, () => {
+describe("install.sh", { skip: skipped("tests/release/install.test.ts", downloaderSkip) }, () => {
   const server = new ReleaseServer();
   let s: Scratch;
   before(() => server.start());

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
 import { listTree, removeDir, run, type RunResult, tempDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 import { RELEASE_DIR, VERSION_LINE } from "./helpers.ts";
 import { CURL, FAKE_LONGRUN, fakeRelease, INSTALL, installer, ReleaseServer, type Scratch, SH } from "./release_server.ts";
 
@@ -34,13 +35,16 @@ function cutPoints(): number[] {
   return [...points].sort((a, b) => a - b);
 }
 
-const curlSkip = CURL ? false : "needs curl (the docs' command)";
+const curlSkip = skipped("tests/release/install_cut.test.ts", CURL ? false : "needs curl (the docs' command)");
 const hostArchive = process.platform === "linux" && process.arch === "x64" ? `longrun-${VERSION}-linux-x64.tar.gz` : null;
-const releaseSkip = !hostArchive
-  ? "the real release's install runs on linux-x64 here"
-  : [hostArchive, "SHA256SUMS", "install.sh"].every((f) => existsSync(join(RELEASE_DIR, f)))
-    ? false
-    : `no ${hostArchive}, SHA256SUMS and install.sh in dist/release: build them with \`npm run release -- --target linux-x64\``;
+const releaseSkip = skipped(
+  "tests/release/install_cut.test.ts: the docs' command against dist/release",
+  !hostArchive
+    ? "the real release's install runs on linux-x64 here"
+    : [hostArchive, "SHA256SUMS", "install.sh"].every((f) => existsSync(join(RELEASE_DIR, f)))
+      ? false
+      : `no ${hostArchive}, SHA256SUMS and install.sh in dist/release: build them with \`npm run release -- --target linux-x64\``,
+);
 
 describe("install.sh cut short or missing", { skip: curlSkip }, () => {
   const server = new ReleaseServer();

@@ -15,6 +15,7 @@ import { assemble, type Manifest, parseArgs } from "../../scripts/release.ts";
 import { TARGETS } from "../../scripts/targets.ts";
 import { VERSION } from "../../src/version.ts";
 import { REPO, removeDir, run, tempDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 import { RELEASE_DIR, which } from "./helpers.ts";
 
 const BUN = join(REPO, "node_modules", ".bin", "bun");
@@ -38,7 +39,7 @@ describe("scripts/release.ts: the command line", () => {
     assert.throws(() => parseArgs(["--assemble", "/a", "--target", "linux-x64"]), /--assemble builds nothing/);
   });
 
-  test("npm run release -- --target with an unknown name: one line on stderr, exit 2, the release directory untouched", { skip: existsSync(BUN) ? false : "no node_modules/.bin/bun" }, async () => {
+  test("npm run release -- --target with an unknown name: one line on stderr, exit 2, the release directory untouched", { skip: skipped("tests/release/release_script.test.ts: npm run release", existsSync(BUN) ? false : "no node_modules/.bin/bun") }, async () => {
     const before = existsSync(RELEASE_DIR);
     const r = await run(["bash", join(REPO, "scripts", "release.sh"), "--target", "linux-sparc"], { timeoutMs: 60_000 });
     assert.equal(r.code, 2, r.stderr);
@@ -103,7 +104,7 @@ describe("scripts/release.ts --assemble", () => {
     assert.throws(() => assemble([join(dir, "nothing-here")], { releaseDir: out, log: () => {} }), /holds no manifest\.json/);
   });
 
-  test("with LONGRUN_MINISIGN_KEY the assembled SHA256SUMS is signed, and the signature verifies", { skip: which("minisign") ? false : "minisign is not installed (apt-get install minisign)" }, () => {
+  test("with LONGRUN_MINISIGN_KEY the assembled SHA256SUMS is signed, and the signature verifies", { skip: skipped("tests/release/release_script.test.ts: signing", which("minisign") ? false : "minisign is not installed (apt-get install minisign)") }, () => {
     const key = join(dir, "release.key");
     const g = spawnSync("minisign", ["-G", "-W", "-s", key, "-p", `${key}.pub`], { stdio: "ignore" });
     assert.equal(g.status, 0);

@@ -13,11 +13,11 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { checkSigningKey, signSums } from "../../scripts/sign.ts";
 import { listTree, removeDir, type RunResult, tempDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 import { which } from "./helpers.ts";
 import { downloaderSkip, FAKE_LONGRUN, fakeRelease, installer, pathWithout, ReleaseServer, type Scratch } from "./release_server.ts";
 
-const minisignSkip = downloaderSkip || (which("minisign") ? false : "minisign is not installed (apt-get install minisign; .ci/run does)");
-if (minisignSkip) console.warn(`tests/release/signature.test.ts: skipping: ${minisignSkip}`);
+const minisignSkip = skipped("tests/release/signature.test.ts", downloaderSkip || (which("minisign") ? false : "minisign is not installed (apt-get install minisign; .ci/run does)"));
 
 /** A passwordless minisign key pair in `dir`: the files and the public key's one line. */
 function keyPair(dir: string, name: string): { secret: string; publicFile: string; publicKey: string } {
