@@ -22,7 +22,7 @@ import { recoverFromMemory } from "./contract/recover.ts";
 import { resume } from "./contract/resume.ts";
 import { startTask, status, switchTask } from "./contract/start.ts";
 import { checkFinishable, finish, transition } from "./contract/transition.ts";
-import { beginTurn, enableWrites, endTurn, requestWrites, requireWritable } from "./contract/turns.ts";
+import { beginTurn, enableWrites, endTurn, requestWrites, requireWritable, requireWritableNow } from "./contract/turns.ts";
 import type { Actor, CheckpointInput, ContractDeps } from "./contract/types.ts";
 
 export { type Actor, type CheckpointInput, CONTEXT_MEMORIES, type ContractDeps, type PendingInfo, PROGRESS_KIND, type ReplayInfo } from "./contract/types.ts";
@@ -88,6 +88,11 @@ export class TaskContract {
    */
   requireWritable(action: string) {
     return requireWritable(this.#c, action);
+  }
+
+  /** The gate check answered at once from state known to be current, or undefined: then call `requireWritable`. */
+  requireWritableNow(action: string) {
+    return requireWritableNow(this.#c, action);
   }
 
   /**

@@ -46,6 +46,11 @@ export interface StateStore {
   /** A lock-free read of the current task (never torn). */
   load(): Promise<TaskState | null>;
   /**
+   * The current task as `load` would answer it, when the store knows at once (without I/O beyond
+   * a look that nothing changed) that what it holds is current; undefined when it must read.
+   */
+  peek?(): TaskState | null | undefined;
+  /**
    * Runs `fn` as one write transaction, one writer at a time across processes: everything it
    * saves commits together when it returns, or nothing does when it (or the commit) throws.
    */

@@ -306,9 +306,8 @@ export class Database {
    * connection's own commits (a needless reload, never a missed one).
    */
   dataVersion(): Promise<number> {
-    const seen = this.#watch && !this.#closed ? this.#watch.look() : "unsure";
-    if (seen === "same") return Promise.resolve(this.#changes);
-    if (seen === "changed") return Promise.resolve(++this.#changes);
+    const now = this.dataVersionNow();
+    if (now !== null) return Promise.resolve(now);
     return this.#enqueueHere(async () => {
       if (this.#watch === undefined) this.#watch = await this.#watchFor();
       return this.#backend.dataVersion();
@@ -319,6 +318,17 @@ export class Database {
       }
       return this.#changes;
     });
+  }
+
+  /**
+   * `dataVersion` when the WAL-index header can tell at once (one `pread`, no SQL, no wait); null
+   * when it cannot (no watch yet, not WAL, a server, or the header unsure): then ask `dataVersion`.
+   */
+  dataVersionNow(): number | null {
+    const seen = this.#watch && !this.#closed ? this.#watch.look() : "unsure";
+    if (seen === "same") return this.#changes;
+    if (seen === "changed") return ++this.#changes;
+    return null;
   }
 
   /** A watch of the WAL-index header, once this connection says WAL (a leftover `-shm` beside another journal mode never changes); null where there is none. */

@@ -9,6 +9,7 @@ export function libsqlConn(db: Database): SqlConn {
   return {
     run: async (sql, args = []) => (await db.read({ sql, args: [...args] })).rows as unknown as SqlRow[],
     dataVersion: () => db.dataVersion(),
+    dataVersionNow: () => db.dataVersionNow(),
     write: (fn) => db.writeHere((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
   };
 }

@@ -14,6 +14,8 @@ export interface SqlExec {
 export interface SqlConn extends SqlExec {
   /** `PRAGMA data_version` by the connection's cheapest path, where it has one. */
   dataVersion?(): Promise<number>;
+  /** `dataVersion` when the connection can tell without waiting; null when it cannot. */
+  dataVersionNow?(): number | null;
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back when it throws. */
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
 }

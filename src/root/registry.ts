@@ -181,6 +181,20 @@ export class RootRegistry {
     }
   }
 
+  /**
+   * The root for a call that will be done before this returns to the event loop, when it is open
+   * and still its file on disk (what `get` checks first); undefined otherwise: then `acquire` it.
+   * Nothing can close it meanwhile, so it is not held.
+   */
+  readyNow(named?: string): Root | undefined {
+    const real = this.#resolve(named);
+    const ready = this.#ready.get(real);
+    if (!ready || !ready.stillOpenOnDisk()) return undefined;
+    this.#recent.delete(real);
+    this.#recent.set(real, true);
+    return ready;
+  }
+
   get(named?: string): Promise<Root> {
     const real = this.#resolve(named);
     const ready = this.#ready.get(real);

@@ -8,6 +8,7 @@ import { ERROR_CODES, LimitExceededError, UnauthorizedError } from "../core/erro
 import { LIMITS } from "../core/limits.ts";
 import { classifyStorage } from "../db/fault.ts";
 import type { RootRegistry } from "../root/registry.ts";
+import type { Root } from "../root/root.ts";
 import { PROTOCOL_VERSION, VERSION } from "../version.ts";
 import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
 import { jsonDepth } from "./framing.ts";
@@ -43,6 +44,18 @@ function isId(v: unknown): v is Id {
   return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v)));
 }
 
+/** What the observer is told of a call, filled in as it goes. */
+type Seen = { root?: string; t0: number };
+
+/** A call past its checks: the method, its parsed params and idempotency key, the root it names. */
+interface Prepared {
+  name: string;
+  m: Method;
+  idemKey: string | null;
+  params: Record<string, unknown>;
+  rootName: string | undefined;
+}
+
 export interface DispatcherOptions {
   methods: Method[];
   roots: RootRegistry;
@@ -57,6 +70,8 @@ export class Dispatcher {
   readonly #lanes = new Map<string, { state: Promise<unknown>; memory: Promise<unknown> }>();
   #inFlight = 0;
   #idle: (() => void)[] = [];
+  /** Calls on their way to a lane (waiting for their root): while any is, no call answers at once (it could overtake one). */
+  #joining = 0;
 
   constructor(options: DispatcherOptions) {
     for (const m of options.methods) {
@@ -99,7 +114,7 @@ export class Dispatcher {
         })),
       );
     }
-    const out = await this.handleMessage(msg, caller);
+    const out = Array.isArray(msg) ? await this.handleMessage(msg, caller) : await this.#handleOne(msg, caller);
     return out === null ? null : JSON.stringify(out);
   }
 
@@ -121,7 +136,8 @@ export class Dispatcher {
     return present.length ? present : null;
   }
 
-  async #handleOne(req: unknown, caller: Caller): Promise<Response | null> {
+  /** One request's answer: at once when its method answers without waiting (`Method.now`), else a promise of it. */
+  #handleOne(req: unknown, caller: Caller): Response | null | Promise<Response | null> {
     if (typeof req !== "object" || req === null || Array.isArray(req)) {
       return errorResponse(null, observed(caller, {
         code: INVALID_REQUEST,
@@ -139,32 +155,49 @@ export class Dispatcher {
         data: { kind: "invalid_request" },
       }));
     }
+    const method = r.method;
     const observe = caller.observe;
     // what the observer is told: the time taken and the root touched (only when someone asks)
-    const seen: { root?: string; t0: number } | undefined = observe ? { t0: performance.now() } : undefined;
+    const seen: Seen | undefined = observe ? { t0: performance.now() } : undefined;
+    const answer = (result: unknown, error: ErrorObject | null): Response | null => {
+      if (seen) {
+        try {
+          observe!(method, error, performance.now() - seen.t0, seen.root);
+        } catch {
+          // an observer's failure is not the caller's
+        }
+      }
+      if (!hasId) return null;
+      return error ? errorResponse(id, error) : { jsonrpc: "2.0", id, result };
+    };
+    let call: Prepared;
+    try {
+      if (method === "system.describe") return answer(this.describe(caller), null);
+      call = this.#prepare(method, r.params, caller);
+      const now = this.#now(call, caller, seen);
+      if (now) return answer(now.result, null);
+    } catch (e) {
+      return answer(undefined, toErrorObject(e));
+    }
+    return this.#later(call, caller, seen, answer);
+  }
+
+  async #later(call: Prepared, caller: Caller, seen: Seen | undefined, answer: (result: unknown, error: ErrorObject | null) => Response | null): Promise<Response | null> {
     this.#inFlight++;
     let result: unknown;
     let error: ErrorObject | null = null;
     try {
-      result = await this.#call(r.method, r.params, caller, seen);
+      result = await this.#call(call, caller, seen);
     } catch (e) {
       error = toErrorObject(e);
     } finally {
       if (--this.#inFlight === 0) for (const r of this.#idle.splice(0)) r();
     }
-    if (seen) {
-      try {
-        observe!(r.method, error, performance.now() - seen.t0, seen.root);
-      } catch {
-        // an observer's failure is not the caller's
-      }
-    }
-    if (!hasId) return null;
-    return error ? errorResponse(id, error) : { jsonrpc: "2.0", id, result };
+    return answer(result, error);
   }
 
-  async #call(name: string, rawParams: unknown, caller: Caller, seen?: { root?: string }): Promise<unknown> {
-    if (name === "system.describe") return this.describe(caller);
+  /** A call checked and its params parsed (whatever is refused here is refused before anything is touched). */
+  #prepare(name: string, rawParams: unknown, caller: Caller): Prepared {
     const m = this.#methods.get(name);
     if (!m) {
       throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${JSON.stringify(name)}; system.describe lists the methods`, {
@@ -182,10 +215,49 @@ export class Dispatcher {
     const { key: idemKey, params: ownParams } = idempotencyKeyOf(name, m.readOnly, m.params, rawParams);
     const params = parseParams(name, m.params, ownParams) as Record<string, unknown>;
     const rootName = typeof params.root === "string" ? params.root : undefined;
+    return { name, m, idemKey, params, rootName };
+  }
+
+  /**
+   * The call answered at once by its method's `now`, when it has one, nothing could be overtaken
+   * (no call of this dispatcher on its way to a lane, none in a lane of that root) and the root is
+   * open; undefined to take the usual way (`#call`), which then answers as the handler does.
+   */
+  #now(call: Prepared, caller: Caller, seen: Seen | undefined): { result: unknown } | undefined {
+    const { m, idemKey, params, rootName } = call;
+    if (!m.now || idemKey !== null || this.#joining > 0) return undefined;
+    let root: Root | undefined;
+    try {
+      root = this.#roots.readyNow(rootName);
+    } catch {
+      return undefined; // refused on the usual way, with its usual error
+    }
+    if (!root || this.#lanes.has(root.dir)) return undefined;
+    let result: unknown;
+    try {
+      result = m.now({ root, caller }, params);
+    } catch (e) {
+      if (seen) seen.root = root.dir;
+      throw classifyStorage(e, root.paths.memoryDb) ?? e;
+    }
+    if (result === undefined) return undefined;
+    if (seen) seen.root = root.dir;
+    return { result };
+  }
+
+  async #call(prepared: Prepared, caller: Caller, seen?: { root?: string }): Promise<unknown> {
+    const { name, m, idemKey, params, rootName } = prepared;
     // held until the call is done: a root in use is never closed to make room for another
-    const { root, release } = await this.#roots.acquire(rootName).catch((e: unknown) => {
-      throw ROOT_UNAVAILABLE[name]?.(this.#roots.pendingPath(rootName), e) ?? e;
-    });
+    this.#joining++;
+    let held: { root: Root; release: () => void };
+    try {
+      held = await this.#roots.acquire(rootName).catch((e: unknown) => {
+        throw ROOT_UNAVAILABLE[name]?.(this.#roots.pendingPath(rootName), e) ?? e;
+      });
+    } finally {
+      this.#joining--;
+    }
+    const { root, release } = held;
     if (seen) seen.root = root.dir;
     const done = <T>(p: Promise<T>): Promise<T> => (p.then(release, release), p);
     // a driver or file-system failure leaves as a kind the caller can act on, naming the database

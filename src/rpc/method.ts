@@ -55,6 +55,13 @@ export interface Method<S extends AnySchema = AnySchema> {
   /** True when the method changes nothing (MCP's readOnlyHint). */
   readOnly: boolean;
   handler(ctx: CallContext, params: v.InferOutput<S>): Promise<unknown>;
+  /**
+   * The same answer as `handler`, given synchronously when it needs no wait (no I/O beyond a look
+   * that nothing changed, nothing to write); undefined to have `handler` answer. The dispatcher
+   * calls it only when the call's lane on that root is idle and the root is open, so the order and
+   * effect are the handler's. It must answer (or throw) exactly as `handler` would.
+   */
+  now?(ctx: CallContext, params: v.InferOutput<S>): unknown;
 }
 
 export function method<S extends AnySchema>(m: Method<S>): Method<S> {

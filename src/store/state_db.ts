@@ -79,6 +79,14 @@ export class DbStateStore implements StateStore {
     return this.#cache.state;
   }
 
+  /** The cached state when the connection says at once that nothing committed since it was read; else undefined. */
+  peek(): TaskState | null | undefined {
+    const cached = this.#cache;
+    if (!cached) return undefined;
+    const dv = this.#o.conn.dataVersionNow?.() ?? null;
+    return dv !== null && dv === cached.dv ? cached.state : undefined;
+  }
+
   /** The current task's row, in one statement (with the legacy-corruption mark, if any). */
   async #current(x: SqlExec): Promise<Row | null> {
     const rows = await x.run(

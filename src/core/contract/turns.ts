@@ -72,8 +72,14 @@ export function requestWrites(c: ContractContext, reason: string, scope: readonl
   });
 }
 
-export async function requireWritable(c: ContractContext, action: string): Promise<{ action: string; turn: number; lease: Lease }> {
-  const seen = await mustLoad(c.d.state);
+export type GateAnswer = { action: string; turn: number; lease: Lease };
+
+/**
+ * The gate check answered from the state as read (`seen`), when nothing must change: the answer,
+ * or a refusal thrown; null when the check must go on under the lock (a stale lease to revoke, a
+ * counted use to record).
+ */
+function answerAsRead(c: ContractContext, seen: TaskState, action: string): GateAnswer | null {
   if (c.leaseVoided(seen)) {
     throw new WriteGateViolation(
       `Write refused: ${JSON.stringify(action)}: a checkpoint failed and its lease could not be ended in storage; ` +
@@ -102,6 +108,26 @@ export async function requireWritable(c: ContractContext, action: string): Promi
   const first = checkGate(seen, action, c.now());
   if (first.ok && !first.consumes_use) return { action, turn: seen.turn_index, lease: first.lease };
   if (!first.ok && !first.revoke) throw first.error;
+  return null;
+}
+
+/**
+ * `requireWritable` without waiting for anything, when the store can say at once that the state
+ * it holds is current (`StateStore.peek`): the same answer, or the same refusal thrown. Undefined
+ * when it cannot (the store must be read, a lease revoked or a use recorded): then call
+ * `requireWritable`, which decides the same from the store.
+ */
+export function requireWritableNow(c: ContractContext, action: string): GateAnswer | undefined {
+  const seen = c.d.state.peek?.();
+  if (seen === undefined) return undefined;
+  if (seen === null) throw new NoActiveTaskError();
+  return answerAsRead(c, seen, action) ?? undefined;
+}
+
+export async function requireWritable(c: ContractContext, action: string): Promise<GateAnswer> {
+  const seen = await mustLoad(c.d.state);
+  const asRead = answerAsRead(c, seen, action);
+  if (asRead) return asRead;
   // a refusal is thrown after the transaction: its revocation must commit, not roll back
   const out = await c.d.state.transact(async (tx) => {
     const live = await mustLoad(tx);

@@ -212,5 +212,9 @@ export const taskMethods = [
     // Not read-only: a stale lease is revoked, and a lease with max_uses records each use.
     readOnly: false,
     handler: async ({ root }, p) => ({ ok: true, ...(await root.contract.requireWritable(p.action)) }),
+    now: ({ root }, p) => {
+      const answer = root.contract.requireWritableNow(p.action);
+      return answer && { ok: true, ...answer };
+    },
   }),
 ];
