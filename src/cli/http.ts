@@ -152,7 +152,7 @@ export async function runHttp(o: HttpConfig, hooks: HttpStartHooks = {}): Promis
     live.set(next);
     log.event("info", "tokens_reloaded", { why, changed: changed.join(",") || "none" }, `${why}: token files read again (${changed.length ? `new: ${changed.join(", ")}` : "unchanged"})`);
   };
-  const watch = watchTokenFiles(o.tokenOrigins, {
+  const watch = watchTokenFiles(o.tokenOrigins, o.given, {
     onChange: rotate,
     onError: (message) => log.event("error", "tokens_not_reloaded", { message }, `${message}; the tokens in force stay`),
   });

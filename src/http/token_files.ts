@@ -26,6 +26,8 @@ export type TokenOrigins = Partial<Record<Credential, TokenOrigin>>;
 export interface GivenTokens {
   pair: { host: string; agent: string } | null;
   metrics: string | null;
+  /** The token files' inodes, sizes and times, looked at before they were read (a change after that is seen by the watch). */
+  seen: string;
 }
 
 type EnvMap = Record<string, string | undefined>;
@@ -84,6 +86,7 @@ export function readTokenFile(variable: string, file: string): string {
 
 /** The given tokens, read and checked against the rules (each token, and all different). Throws TokenEnvError naming the variable. */
 export function readGivenTokens(origins: TokenOrigins): GivenTokens {
+  const seen = lookAt(tokenFiles(origins));
   const value = (c: Credential): string | null => {
     const o = origins[c];
     if (!o) return null;
@@ -99,7 +102,25 @@ export function readGivenTokens(origins: TokenOrigins): GivenTokens {
   if (metrics !== null && (metrics === host || metrics === agent)) {
     throw new TokenEnvError(`${origins.metrics!.variable} must differ from the host and agent tokens (it opens /metrics and nothing else)`);
   }
-  return { pair: host !== null && agent !== null ? { host, agent } : null, metrics };
+  return { pair: host !== null && agent !== null ? { host, agent } : null, metrics, seen };
+}
+
+function tokenFiles(origins: TokenOrigins): string[] {
+  return CREDENTIALS.flatMap((c) => (origins[c]?.file !== undefined ? [origins[c]!.file!] : []));
+}
+
+/** What tells a file changed (device, inode, size, times), for each file; an error code for one that cannot be looked at. */
+function lookAt(files: string[]): string {
+  return files
+    .map((f) => {
+      try {
+        const s = statSync(f, { bigint: true });
+        return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+      } catch (e) {
+        return String((e as NodeJS.ErrnoException)?.code ?? "unreadable");
+      }
+    })
+    .join("|");
 }
 
 /** For http.json and the start line: the variable (and file) each given credential came from. */
@@ -119,30 +140,20 @@ export interface TokenFileWatch {
 }
 
 /**
- * Watches the token files among `origins` (none: a watch that does nothing): when one changes,
- * or on `reload`, reads them all again; a good set goes to `onChange`, a bad one's message to
- * `onError` (once per change: the old tokens stay in force).
+ * Watches the token files among `origins` (none: a watch that does nothing) from the state
+ * `given` was read in: when one changes, or on `reload`, reads them all again; a good set goes
+ * to `onChange`, a bad one's message to `onError` (once per change: the old tokens stay in force).
  */
 export function watchTokenFiles(
   origins: TokenOrigins,
+  given: GivenTokens,
   handlers: { onChange: (given: GivenTokens, why: string) => void; onError: (message: string) => void },
   intervalMs = 1000,
 ): TokenFileWatch {
-  const files = CREDENTIALS.flatMap((c) => (origins[c]?.file !== undefined ? [origins[c]!.file!] : []));
-  const look = () =>
-    files
-      .map((f) => {
-        try {
-          const s = statSync(f, { bigint: true });
-          return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-        } catch (e) {
-          return String((e as NodeJS.ErrnoException)?.code ?? "unreadable");
-        }
-      })
-      .join("|");
-  let seen = look();
+  const files = tokenFiles(origins);
+  let seen = given.seen;
   const reload = (why: string) => {
-    seen = look();
+    seen = lookAt(files);
     let given: GivenTokens;
     try {
       given = readGivenTokens(origins);
@@ -154,7 +165,7 @@ export function watchTokenFiles(
   };
   if (files.length === 0) return { reload: (why) => reload(why), stop: () => {} };
   const timer = setInterval(() => {
-    if (look() !== seen) reload("a token file changed");
+    if (lookAt(files) !== seen) reload("a token file changed");
   }, intervalMs);
   (timer as { unref?: () => void }).unref?.();
   return { reload, stop: () => clearInterval(timer) };
