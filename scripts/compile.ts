@@ -93,9 +93,10 @@ export async function compile(options: CompileOptions): Promise<{ outfile: strin
   const build = options.crashPoints ? "crashtest" : "release";
   const commit = options.commit ?? gitCommit();
   const result = await Bun.build({
-    // the entry; the bundles runtime/load.ts loads (a hook loads its own, and the root, the
-    // installer or libSQL's web client for a server root only when it needs them); the Workers
-    entrypoints: ["src/main.ts", "src/hooks/command.ts", "src/cli/main.ts", "src/root/root.ts", "src/hooks/install.ts", "src/db/remote.ts", "src/memory/worker.ts", "src/db/writer_worker.ts", "src/hooks/watchdog.ts"].map((e) => join(REPO, e)),
+    // the entry; the bundles runtime/load.ts loads (a hook loads its own, small, and the gate's
+    // decision (hooks/event_run) only when no resident gate answers; the root, the installer,
+    // the resident gate or libSQL's web client only when it needs them); the Workers
+    entrypoints: ["src/main.ts", "src/hooks/command.ts", "src/cli/main.ts", "src/root/root.ts", "src/hooks/install.ts", "src/db/remote.ts", "src/memory/worker.ts", "src/db/writer_worker.ts", "src/hooks/watchdog.ts", "src/hooks/event_run.ts", "src/hooks/gate_server.ts", "src/hooks/gate_watchdog.ts"].map((e) => join(REPO, e)),
     root: join(REPO, "src"),
     // the executable reads no configuration from the directory it runs in: a bunfig.toml (its
     // preload runs code before longrun's), a .env (variables that move the store or the boundary),

@@ -78,8 +78,12 @@ function staticClosure(entry: string): Set<string> {
 }
 
 describe("the per-event hook path", () => {
-  test("nothing the hook command imports statically reaches libSQL, the memory layer or the Worker", () => {
+  test("the hook command imports nothing that decides: a call the resident gate answers evaluates next to nothing", () => {
     const reach = [...staticClosure(join(REPO, "src", "hooks", "command.ts"))];
+    assert.deepEqual(reach.filter((f) => /src\/(store|db|core\/contract)\//.test(f) || f.endsWith("src/hooks/claude.ts") || f.endsWith("src/hooks/tools.ts")), []);
+  });
+  test("nothing the hook's decision imports statically reaches libSQL, the memory layer or the Worker", () => {
+    const reach = [...staticClosure(join(REPO, "src", "hooks", "event_run.ts"))];
     assert.ok(reach.some((f) => f.endsWith("src/store/state_db.ts")), "the closure is computed");
     assert.deepEqual(reach.filter((f) => f.includes("src/memory/") || /src\/db\/(database|local|writer_)/.test(f) || f.includes("src/root/root.ts") || f.startsWith("pkg:@libsql")), []);
   });

@@ -8,14 +8,19 @@
  *   blocked (exit 2 with the reason on stderr, the documented blocking exit);
  * - Stop, PreCompact and SessionStart never block (a blocking Stop would make the model go on):
  *   they report the problem and exit 0.
+ *
+ * A PreToolUse call goes first to the root's resident gate when one runs (`longrun hook gate`,
+ * src/hooks/gate_server.ts; src/hooks/gate_client.ts says when its answer is taken), and is decided
+ * here when none answers. Everything that decides is in src/hooks/event_run.ts, loaded on demand:
+ * this module stays small, so a call the resident gate answers evaluates next to nothing.
  */
 import { readFileSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { CLAUDE_EVENTS, type ClaudeEvent, type HookInput, type HookOutput, preCompact, preToolUse, sessionStart, stop, turnEndPath, userPromptSubmit } from "./claude.ts";
-import { loadHookConfig } from "./config.ts";
-import { HOOK_EVENTS } from "./events.ts";
+import { CLAUDE_EVENTS, type ClaudeEvent, HOOK_EVENTS } from "./events.ts";
+import { askResidentGate } from "./gate_client.ts";
+import { gateIdentity } from "./gate_socket.ts";
+import { failClosedResult, type HookResult, noteResult } from "./hook_result.ts";
 import { loadOwn } from "../runtime/load.ts";
-import { protectedRootRefusal } from "../root/place.ts";
 
 /** How long each hook may take before it answers on its own (installed timeouts are far longer). */
 export const DEADLINE_MS: Readonly<Record<ClaudeEvent, number>> = Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, HOOK_EVENTS[e].deadlineMs])) as Record<ClaudeEvent, number>;
@@ -30,61 +35,33 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 const claim = new SharedArrayBuffer(4);
 
 /** Writes the one answer of this process (later attempts are ignored) and returns its exit code. */
-function answer(out: HookOutput, code = 0, stderr = ""): number {
-  if (Atomics.compareExchange(new Int32Array(claim), 0, 0, 1) !== 0) return code;
-  if (out !== null) writeSync(1, JSON.stringify(out) + "\n");
-  if (stderr) writeSync(2, stderr.endsWith("\n") ? stderr : stderr + "\n");
-  return code;
+function answer(r: HookResult): number {
+  if (Atomics.compareExchange(new Int32Array(claim), 0, 0, 1) !== 0) return r.code;
+  if (r.stdout) writeSync(1, r.stdout);
+  if (r.stderr) writeSync(2, r.stderr);
+  return r.code;
 }
 
 /** A blocking event that cannot decide: blocked, by exit status 2 with the reason on stderr. */
 function failClosed(event: string, reason: string): number {
-  const what = event === "PreToolUse" ? "the tool call is denied" : "the prompt is blocked";
-  return answer(null, 2, `longrun: ${reason}; ${what} (fail closed)`);
+  return answer(failClosedResult(event, reason));
 }
+
+/** How long a PreToolUse call waits for the resident gate's answer before deciding on its own. */
+export const RESIDENT_WAIT_MS = 3_000;
 
 /**
  * The whole of stdin, read with one synchronous call on descriptor 0: touching `process.stdin`
  * costs a compiled Bun executable about 10 ms of start-up, more than the gate's own work.
  */
 function readStdin(): string {
-  const bytes = readFileSync(0);
+  return decodeInput(readFileSync(0));
+}
+
+/** The input's bytes as text, refused when too large or not UTF-8. */
+function decodeInput(bytes: Uint8Array): string {
   if (bytes.length > MAX_INPUT_BYTES) throw new Error(`the hook input is larger than ${MAX_INPUT_BYTES} bytes`);
   return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-}
-
-function rootFor(flag: string | undefined, input: HookInput): string {
-  const root = flag ?? process.env.CLAUDE_PROJECT_DIR ?? (typeof input.cwd === "string" ? input.cwd : undefined);
-  if (!root || !root.startsWith("/")) throw new Error("no project root: pass --root, or run under Claude Code (CLAUDE_PROJECT_DIR)");
-  return root.replace(/\/+$/, "") || "/";
-}
-
-async function handle(event: ClaudeEvent, rootFlag: string | undefined): Promise<HookOutput> {
-  const text = readStdin();
-  let input: unknown;
-  try {
-    input = JSON.parse(text);
-  } catch {
-    throw new Error("the hook input is not JSON");
-  }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) throw new Error("the hook input is not a JSON object");
-  const payload = input as HookInput;
-  const root = rootFor(rootFlag, payload);
-  const refused = protectedRootRefusal(root); // the same rule as resolveRoot's, before anything reads or lays out the root
-  if (refused) throw new Error(refused);
-  const config = loadHookConfig(root);
-  switch (event) {
-    case "PreToolUse":
-      return preToolUse(payload, root, config);
-    case "UserPromptSubmit":
-      return userPromptSubmit(payload, root, config);
-    case "SessionStart":
-      return sessionStart(payload, root, config);
-    case "Stop":
-      return payload.stop_hook_active === true ? null : stop(payload, root);
-    case "PreCompact":
-      return preCompact(payload, root);
-  }
 }
 
 export async function runClaudeHook(event: string, rootFlag: string | undefined): Promise<number> {
@@ -92,17 +69,49 @@ export async function runClaudeHook(event: string, rootFlag: string | undefined)
     return failClosed(event, `unknown hook event ${JSON.stringify(event)} (known: ${CLAUDE_EVENTS.join(", ")})`);
   }
   const ev = event as ClaudeEvent;
+  // the resident gate serves the compiled executable only (src/hooks/gate_socket.ts)
+  if (ev === "PreToolUse" && gateIdentity() !== null) return preToolUseCall(rootFlag);
   const blocking = BLOCKING.has(ev);
   const deadline = DEADLINE_MS[ev];
   // a Stop that runs out of time has not ended its turn: the watchdog leaves word of it, as Stop would
-  startWatchdog(ev, blocking, deadline, ev === "Stop" && rootFlag ? turnEndPath(rootFlag.replace(/\/+$/, "") || "/") : undefined);
+  startWatchdog(ev, blocking, deadline, ev === "Stop" && rootFlag ? await turnEndMark(rootFlag) : undefined);
+  let text: string;
   try {
-    const out = await handle(ev, rootFlag);
-    return answer(out);
+    text = readStdin();
   } catch (e) {
-    const message = (e as Error)?.message ?? String(e);
-    return blocking ? failClosed(ev, message) : answer({ systemMessage: `longrun: ${message}` }, 0, `longrun hook: ${message}`);
+    return blocking ? failClosed(ev, (e as Error).message) : answer(noteResult((e as Error).message));
   }
+  return answer(await (await decider()).runEvent(ev, rootFlag, text));
+}
+
+/** The cold path's decision (its own bundle in the executable). */
+function decider(): Promise<typeof import("./event_run.ts")> {
+  return loadOwn<typeof import("./event_run.ts")>("hooks/event_run");
+}
+
+async function turnEndMark(rootFlag: string): Promise<string> {
+  return (await decider()).turnEndPath(rootFlag.replace(/\/+$/, "") || "/");
+}
+
+/**
+ * PreToolUse: stdin is read without blocking this thread (a timer bounds the wait for the resident
+ * gate, and a stdin that never closes), then the resident gate is asked; when it does not answer,
+ * the call is decided here, under the watchdog, with the deadline counted afresh.
+ */
+async function preToolUseCall(rootFlag: string | undefined): Promise<number> {
+  const deadline = DEADLINE_MS.PreToolUse;
+  const bound = setTimeout(() => process.exit(failClosed("PreToolUse", `no decision within ${deadline / 1000} s`)), deadline);
+  let text: string;
+  try {
+    text = decodeInput(await Bun.stdin.bytes());
+  } catch (e) {
+    return failClosed("PreToolUse", (e as Error).message);
+  }
+  const resident = await askResidentGate(rootFlag, text, RESIDENT_WAIT_MS);
+  clearTimeout(bound);
+  if (resident) return answer(resident);
+  startWatchdog("PreToolUse", true, deadline);
+  return answer(await (await decider()).runEvent("PreToolUse", rootFlag, text));
 }
 
 /** Where the watchdog Worker's module is: embedded beside this bundle, or beside this source. */
@@ -127,11 +136,12 @@ function startWatchdog(ev: ClaudeEvent, blocking: boolean, deadline: number, mar
 }
 
 export async function runHook(args: string[]): Promise<number> {
-  let values: { root?: string; "without-os-sandbox"?: boolean };
+  let values: { root?: string; "without-os-sandbox"?: boolean; "idle-exit"?: string };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args, options: { root: { type: "string" }, "without-os-sandbox": { type: "boolean" } }, allowPositionals: true, strict: true }));
+    ({ values, positionals } = parseArgs({ args, options: { root: { type: "string" }, "without-os-sandbox": { type: "boolean" }, "idle-exit": { type: "string" } }, allowPositionals: true, strict: true }));
     if (values["without-os-sandbox"] && positionals[0] !== "install") throw new Error("--without-os-sandbox is an option of longrun hook install claude only");
+    if (values["idle-exit"] !== undefined && positionals[0] !== "gate") throw new Error("--idle-exit is an option of longrun hook gate only");
   } catch (e) {
     if (args[0] === "claude" && BLOCKING.has(args[1] ?? "")) return failClosed(args[1]!, (e as Error).message);
     process.stderr.write(`longrun: ${(e as Error).message}; see longrun --help\n`);
@@ -139,10 +149,25 @@ export async function runHook(args: string[]): Promise<number> {
   }
   const [a, b] = positionals;
   if (a === "claude" && b && positionals.length === 2) return runClaudeHook(b, values.root);
+  if (a === "gate" && positionals.length === 1) return runGate(values.root ?? process.cwd(), values["idle-exit"]);
   if ((a === "install" || a === "uninstall") && b === "claude" && positionals.length === 2) {
     const { installClaudeHooks, uninstallClaudeHooks } = await loadOwn<typeof import("./install.ts")>("hooks/install");
     return a === "install" ? installClaudeHooks(values.root ?? process.cwd(), { withoutOsSandbox: values["without-os-sandbox"] === true }) : uninstallClaudeHooks(values.root ?? process.cwd());
   }
-  process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR] [--without-os-sandbox] | longrun hook uninstall claude [--root DIR]\n");
+  process.stderr.write("longrun: usage: longrun hook claude <Event> [--root DIR] | longrun hook install claude [--root DIR] [--without-os-sandbox] | longrun hook uninstall claude [--root DIR] | longrun hook gate [--root DIR] [--idle-exit SECONDS]\n");
   return 2;
+}
+
+/** The default of `--idle-exit`: a resident gate nobody asked for this long ends. */
+export const GATE_IDLE_EXIT_S = 900;
+
+/** `longrun hook gate`: the root's resident gate, in the foreground until it ends (src/hooks/gate_server.ts). */
+async function runGate(root: string, idleExit: string | undefined): Promise<number> {
+  const seconds = idleExit === undefined ? GATE_IDLE_EXIT_S : Number(idleExit);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400) {
+    process.stderr.write(`longrun: --idle-exit must be a whole number of seconds from 1 to 86400, got ${JSON.stringify(idleExit)}; see longrun --help\n`);
+    return 2;
+  }
+  const { runGateServer } = await loadOwn<typeof import("./gate_server.ts")>("hooks/gate_server");
+  return runGateServer({ root, idleExitMs: seconds * 1000 });
 }

@@ -32,6 +32,11 @@ export function resolveExisting(path: string): string {
 /** One gate decision resolves the same directories many times; a hook process lives for one call. */
 const resolved = new Map<string, string>();
 
+/** Forgets every path resolved so far: the resident gate, which lives for many calls, starts each from the disk. */
+export function forgetResolved(): void {
+  resolved.clear();
+}
+
 /**
  * Linear in the path's length: components are taken from a stack, the path so far is kept as
  * text, and once a component is missing nothing below it is looked up. Under /proc nothing is

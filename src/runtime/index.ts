@@ -37,3 +37,18 @@ export async function serveHttp(fetch: (req: Request) => Response | Promise<Resp
   if (key === "deno") return (await import("./deno/serve.ts")).denoServe(fetch, hostname, port);
   throw new Error("longrun runs on Bun or Deno; this runtime has no HTTP server adapter");
 }
+
+/**
+ * One request line over a unix socket and its answer line, or null (no answer in time, or a
+ * runtime without an adapter: Bun only, for now).
+ */
+export async function unixRequest(path: string, line: string, timeoutMs: number, maxAnswerBytes: number): Promise<string | null> {
+  if (runtimeKey() !== "bun") return null;
+  return (await import("./bun/unix.ts")).unixRequest(path, line, timeoutMs, maxAnswerBytes);
+}
+
+/** Serves one answer line per connection on the unix socket `path` (Bun only, for now). */
+export async function listenUnix(path: string, o: import("./types.ts").UnixServeOptions): Promise<import("./types.ts").UnixListener> {
+  if (runtimeKey() !== "bun") throw new Error("the resident gate runs on Bun (the compiled executable) only");
+  return (await import("./bun/unix.ts")).listenUnix(path, o);
+}

@@ -12,3 +12,16 @@ export interface SyncSqlite {
   exec(sql: string): void;
   close(): void;
 }
+
+/** What a unix-socket server answers with, and its bounds (src/runtime/bun/unix.ts). */
+export interface UnixServeOptions {
+  /** The answer to one request line (one line, no newline in it). */
+  answer(line: string): Promise<string>;
+  /** A connection that sends no full line within this is closed unanswered. */
+  readTimeoutMs: number;
+  maxRequestBytes: number;
+}
+
+export interface UnixListener {
+  stop(): void;
+}
