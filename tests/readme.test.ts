@@ -52,9 +52,9 @@ describe("README", () => {
     assert.match(read(".ci/run"), /npm test/);
   });
 
-  test("keeps its order: what it is, install, a quick start per host, the three rules, known limits", () => {
+  test("keeps its order: what it is, install, a quick start per kind of user, the three rules, known limits", () => {
     const headings = [...readme.matchAll(/^(##+) (.+)$/gm)].map((m) => m[2]!);
-    const order = ["What longrun is", "Install", "Quick starts", "Python over stdio", "HTTP from a container", "MCP server", "Claude Code hooks", "libSQL server", "The three rules", "Known limits"];
+    const order = ["What longrun is", "Install", "Quick starts", "At a terminal", "Python over stdio", "HTTP from a container", "MCP server", "Claude Code hooks", "libSQL server", "The three rules", "Known limits"];
     const at = order.map((h) => headings.indexOf(h));
     assert.ok(at.every((i) => i >= 0), `missing: ${order.filter((_, i) => at[i]! < 0).join(", ")}`);
     assert.deepEqual([...at].sort((a, b) => a - b), at, `headings out of order: ${headings.join(" / ")}`);
