@@ -77,6 +77,32 @@ interface Ranked {
   rank: number;
 }
 
+/** What every search reads before its query: root_meta's slice size and segmentation, and the slices (newest first). */
+interface Layout {
+  dv: number | null;
+  meta: Record<string, unknown>[];
+  slices: number[];
+}
+
+/** Per local database, its layout as of a data version (it changes only with a commit, which moves the version). */
+const LAYOUTS = new WeakMap<Database, Layout>();
+
+/**
+ * The layout, read again only when something committed since it was last read: on a local file
+ * the WAL-index header says so (one `pread`), read before the rows, so a commit in between costs
+ * a read, never a stale layout. A server's connection reads it every time (its data version is
+ * one connection's of many).
+ */
+async function layoutOf(db: Database): Promise<Layout> {
+  const dv = db.url.startsWith("file:") ? await db.dataVersion() : null;
+  const known = dv === null ? undefined : LAYOUTS.get(db);
+  if (known && known.dv === dv) return known;
+  const meta = (await db.execute({ sql: META_SQL, args: [SLICE_SIZE_KEY, SEGMENTATION_KEY] })).rows;
+  const layout = { dv, meta, slices: slicesOf((await db.execute(LIST_SLICES_SQL)).rows) };
+  if (dv !== null) LAYOUTS.set(db, layout);
+  return layout;
+}
+
 /**
  * Searches memory. A term that is a memory id (`S_0042`) also finds that record directly, first
  * on the first page. Scores are bm25 negated: higher is better.
@@ -91,8 +117,8 @@ export async function searchMemories(
   const limit = Math.min(Math.max(1, options.limit ?? 10), LIMITS.search_limit);
   const cursor = decodeCursor(options.cursor);
   if (cursor === null) throw new Error(`cursor ${JSON.stringify(options.cursor)} is not a next_cursor value from an earlier search; start again without one`);
-  // the slice size, and whether the index holds Korean word tokens (segment.ts), in one read
-  const meta = (await db.execute({ sql: META_SQL, args: [SLICE_SIZE_KEY, SEGMENTATION_KEY] })).rows;
+  // the slice size, whether the index holds Korean word tokens (segment.ts), and the slices
+  const { meta, slices } = await layoutOf(db);
   const match = buildMatchQuery(terms, meta.some((r) => r.key === SEGMENTATION_KEY && r.value === SEGMENTATION));
   const idSeqs = [...new Set(terms.map((t) => parseMemoryId(t.toUpperCase())).filter((n): n is number => n !== null))];
   const exact: MemoryHit[] = [];
@@ -106,7 +132,6 @@ export async function searchMemories(
   }
   if (!match) return { hits: exact, next_cursor: null };
   const filtered = options.type ? `({kind} : ${kindToken(options.type)}) AND (${match})` : match;
-  const slices = slicesOf((await db.execute(LIST_SLICES_SQL)).rows);
   const size = sliceSizeOf(meta.filter((r) => r.key === SLICE_SIZE_KEY));
   const shown = new Set(idSeqs);
   const want = limit - exact.length;

@@ -119,6 +119,25 @@ describe("the memory index in slices", () => {
     }
   });
 
+  test("a search sees a slice another connection made after its last search (the slice list is read again after a commit)", async () => {
+    const dir = tempDir();
+    const searcher = await rootWithSlices(dir, 3, { searchInWorker: true });
+    const writer = await Root.open(dir, { searchInWorker: false });
+    try {
+      await searcher.memory.saveMany(Array.from({ length: 2 }, (_, i) => ({ type: "note", title: `first ${i}`, content: "lattice word", keywords: [] })));
+      assert.equal((await everyPage(searcher, "lattice", 10)).length, 2);
+      assert.equal((await everyPage(searcher, "lattice", 10)).length, 2, "asked again with nothing new");
+      // another connection fills the first slice and makes two more
+      await writer.memory.saveMany(Array.from({ length: 6 }, (_, i) => ({ type: "note", title: `later ${i}`, content: `lattice word ${i}`, keywords: [] })));
+      assert.deepEqual(slicesOf((await writer.db.execute(LIST_SLICES_SQL)).rows), [2, 1, 0]);
+      assert.equal((await everyPage(searcher, "lattice", 10)).length, 8, "the new slices are searched");
+    } finally {
+      await searcher.close();
+      await writer.close();
+      removeDir(dir);
+    }
+  });
+
   test("an old root's memories are indexed into slices on first open, once, and the old index is dropped", async () => {
     const dir = tempDir();
     try {
