@@ -12,12 +12,12 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
-import { listTree, run, type RunResult, tempDir, removeDir } from "../support/helpers.ts";
+import { listTree, run, type RunResult } from "../support/helpers.ts";
 import { skipped } from "../support/skips.ts";
 import { RELEASE_DIR, VERSION_LINE } from "./helpers.ts";
-import { downloaderSkip, FAKE_LONGRUN, fakeRelease, INSTALL, installer, pathWithout, ReleaseServer, type Scratch, SH } from "./release_server.ts";
+import { downloaderSkip, FAKE_LONGRUN, fakeRelease, INSTALL, installFixture, pathWithout, SH } from "./release_server.ts";
 
 const host = process.platform === "linux" ? `linux-${process.arch}` : process.platform === "darwin" ? `darwin-${process.arch}` : null;
 const hostArchive = host ? `longrun-${VERSION}-${host}.tar.gz` : null;
@@ -49,18 +49,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe("install.sh", { skip: skipped("tests/release/install.test.ts", downloaderSkip) }, () => {
-  const server = new ReleaseServer();
-  let s: Scratch;
-  before(() => server.start());
-  after(() => server.stop());
-  beforeEach(() => {
-    const dir = tempDir("longrun-install-");
-    s = { dir, prefix: join(dir, "prefix"), tmp: join(dir, "tmp") };
-    mkdirSync(s.tmp);
-    server.reset();
-  });
-  afterEach(() => removeDir(s.dir));
-  const install = installer(server, () => s);
+  const { server, s, install } = installFixture("longrun-install-");
 
   test("--print-target names this machine", async () => {
     const r = await install({}, ["--print-target"]);

@@ -7,14 +7,14 @@
  * exits 0 — kept as a test, since it is why the docs download first.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { VERSION } from "../../src/version.ts";
-import { listTree, removeDir, run, type RunResult, tempDir } from "../support/helpers.ts";
+import { listTree, run, type RunResult } from "../support/helpers.ts";
 import { skipped } from "../support/skips.ts";
 import { RELEASE_DIR, VERSION_LINE } from "./helpers.ts";
-import { CURL, FAKE_LONGRUN, fakeRelease, INSTALL, installer, ReleaseServer, type Scratch, SH } from "./release_server.ts";
+import { CURL, FAKE_LONGRUN, fakeRelease, INSTALL, installFixture, SH } from "./release_server.ts";
 
 const script = readFileSync(INSTALL);
 const lines = script.toString("latin1").split("\n");
@@ -47,18 +47,7 @@ const releaseSkip = skipped(
 );
 
 describe("install.sh cut short or missing", { skip: curlSkip }, () => {
-  const server = new ReleaseServer();
-  let s: Scratch;
-  before(() => server.start());
-  after(() => server.stop());
-  beforeEach(() => {
-    const dir = tempDir("longrun-install-cut-");
-    s = { dir, prefix: join(dir, "prefix"), tmp: join(dir, "tmp") };
-    mkdirSync(s.tmp);
-    server.reset();
-  });
-  afterEach(() => removeDir(s.dir));
-  const install = installer(server, () => s);
+  const { server, s, install } = installFixture("longrun-install-cut-");
 
   /** What a run that must not have installed anything leaves: no prefix, an empty TMPDIR. */
   function installedNothing(r: RunResult, what: string): void {
@@ -86,19 +75,16 @@ describe("install.sh cut short or missing", { skip: curlSkip }, () => {
     assert.equal(whole.code, 0, whole.stderr);
   });
 
-  /** The docs' command, run by sh in the scratch directory. */
-  const documented = () =>
-    run([SH, "-c", `curl -fsSL "$U/install.sh" -o install.sh && LONGRUN_RELEASE_URL="$U" sh install.sh --target linux-x64`], {
+  /** A shell command line run by sh in the scratch directory, `$U` the server's URL. */
+  const shell = (line: string) =>
+    run([SH, "-c", line], {
       cwd: s.dir,
       env: { U: server.url, PREFIX: s.prefix, TMPDIR: s.tmp, LONGRUN_TARGET: "", LONGRUN_SHA256SUMS_SHA256: "", LONGRUN_MINISIGN_PUBKEY: "" },
       timeoutMs: 120_000,
     });
-  const piped = () =>
-    run([SH, "-c", `curl -fsSL "$U/install.sh" | LONGRUN_RELEASE_URL="$U" sh -s -- --target linux-x64`], {
-      cwd: s.dir,
-      env: { U: server.url, PREFIX: s.prefix, TMPDIR: s.tmp, LONGRUN_TARGET: "", LONGRUN_SHA256SUMS_SHA256: "", LONGRUN_MINISIGN_PUBKEY: "" },
-      timeoutMs: 120_000,
-    });
+  /** The docs' command. */
+  const documented = () => shell(`curl -fsSL "$U/install.sh" -o install.sh && LONGRUN_RELEASE_URL="$U" sh install.sh --target linux-x64`);
+  const piped = () => shell(`curl -fsSL "$U/install.sh" | LONGRUN_RELEASE_URL="$U" sh -s -- --target linux-x64`);
 
   test("install.sh answers 404: the docs' command exits non-zero; piped into sh it exits 0 having installed nothing", async () => {
     fakeRelease(server, s.dir, "linux-x64", FAKE_LONGRUN);

@@ -9,7 +9,8 @@ import { createReadStream, mkdirSync, readFileSync, statSync, symlinkSync, write
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { REPO, run, type RunResult } from "../support/helpers.ts";
+import { after, afterEach, before, beforeEach } from "node:test";
+import { REPO, removeDir, run, type RunResult, tempDir } from "../support/helpers.ts";
 import { which } from "./helpers.ts";
 
 export const INSTALL = join(REPO, "install.sh");
@@ -80,6 +81,26 @@ export interface Scratch {
   dir: string;
   prefix: string;
   tmp: string;
+}
+
+/**
+ * Inside a describe: a server started for the suite, and for each test a fresh scratch directory
+ * (`s`, the same object, its fields renewed) that is removed after it; `install` runs install.sh.
+ */
+export function installFixture(prefix: string): { server: ReleaseServer; s: Scratch; install: ReturnType<typeof installer> } {
+  const server = new ReleaseServer();
+  const s: Scratch = { dir: "", prefix: "", tmp: "" };
+  before(() => server.start());
+  after(() => server.stop());
+  beforeEach(() => {
+    s.dir = tempDir(prefix);
+    s.prefix = join(s.dir, "prefix");
+    s.tmp = join(s.dir, "tmp");
+    mkdirSync(s.tmp);
+    server.reset();
+  });
+  afterEach(() => removeDir(s.dir));
+  return { server, s, install: installer(server, () => s) };
 }
 
 /** install.sh run with `sh` against `server`, every setting it reads given (so none leaks in from the environment). */

@@ -8,14 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { checkSigningKey, signSums } from "../../scripts/sign.ts";
 import { listTree, removeDir, type RunResult, tempDir } from "../support/helpers.ts";
 import { skipped } from "../support/skips.ts";
 import { which } from "./helpers.ts";
-import { downloaderSkip, FAKE_LONGRUN, fakeRelease, installer, pathWithout, ReleaseServer, type Scratch } from "./release_server.ts";
+import { downloaderSkip, FAKE_LONGRUN, fakeRelease, installFixture, pathWithout, type Scratch } from "./release_server.ts";
 
 const minisignSkip = skipped("tests/release/signature.test.ts", downloaderSkip || (which("minisign") ? false : "minisign is not installed (apt-get install minisign; .ci/run does)"));
 
@@ -39,29 +39,16 @@ function refused(r: RunResult, why: RegExp, s: Scratch): void {
 }
 
 describe("release signatures (minisign)", { skip: minisignSkip }, () => {
-  const server = new ReleaseServer();
-  let s: Scratch;
+  const { server, s, install } = installFixture("longrun-signed-");
   let keys: string;
   let ours: ReturnType<typeof keyPair>;
   let theirs: ReturnType<typeof keyPair>;
-  before(async () => {
-    await server.start();
+  before(() => {
     keys = tempDir("longrun-keys-");
     ours = keyPair(keys, "ours");
     theirs = keyPair(keys, "theirs");
   });
-  after(async () => {
-    await server.stop();
-    removeDir(keys);
-  });
-  beforeEach(() => {
-    const dir = tempDir("longrun-signed-");
-    s = { dir, prefix: join(dir, "prefix"), tmp: join(dir, "tmp") };
-    mkdirSync(s.tmp);
-    server.reset();
-  });
-  afterEach(() => removeDir(s.dir));
-  const install = installer(server, () => s);
+  after(() => removeDir(keys));
 
   /** The fake release, its SHA256SUMS signed with `key`'s secret key and served with the signature. */
   function signedRelease(key: { secret: string }): { sums: string } {
