@@ -1,32 +1,67 @@
 /**
  * `longrun doctor [--root DIR] [--json]`: which of longrun's protections the operating system
- * enforces right now for DIR (Claude Code's sandbox), and which rest on the hook's parsing. It
- * gathers the facts here (PATH, a bubblewrap probe, the root's settings.local.json, the hooks'
- * program, Landlock) and leaves the judgement to src/cli/doctor_report.ts. It creates nothing.
- * Exit 0 when every protection is OS-enforced, 1 otherwise, 2 on a usage error.
+ * enforces right now for DIR (Claude Code's sandbox), and which rest on the hook's parsing; whether
+ * the hooks' program answers `--version` and lies in a place that lasts; the HTTP server's token
+ * files (there, 0600); this longrun's version. It gathers the facts here (PATH, a bubblewrap probe,
+ * the root's settings.local.json, the hooks' program, the token files, Landlock) and leaves the
+ * judgement to src/cli/doctor_report.ts. It creates nothing.
+ * Exit 0 when every protection is OS-enforced and every other check passed, 1 otherwise, 2 on a
+ * usage error.
  */
+import { spawnSync } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS } from "../hooks/claude.ts";
-import { osSandboxFacts, protectedPaths } from "../hooks/install.ts";
-import { InvalidRootError, resolveRoot } from "../root/root.ts";
+import { osSandboxFacts, protectedPaths, stableExePath, unstableExeReason } from "../hooks/install.ts";
+import { InvalidRootError, resolveRoot, rootPaths } from "../root/root.ts";
 import { runtimeKey } from "../runtime/index.ts";
-import { type DoctorFacts, doctorReport, type ProgramFacts, readHooks, readSandbox } from "./doctor_report.ts";
+import { buildInfo, VERSION } from "../version.ts";
+import { type DoctorFacts, doctorReport, type ProgramFacts, readHooks, readSandbox, type TokenFileFacts } from "./doctor_report.ts";
 
-function program(path: string): ProgramFacts {
+/** The variables that name token files for `longrun http` (src/http/token_files.ts reads them). */
+const TOKEN_FILE_VARIABLES = ["LONGRUN_HOST_TOKEN_FILE", "LONGRUN_AGENT_TOKEN_FILE", "LONGRUN_METRICS_TOKEN_FILE"];
+
+/** The program's facts; install's own lasting copy (`stableExePath`) lasts by definition, wherever HOME is. */
+function program(path: string, env: Record<string, string | undefined>): ProgramFacts {
+  const unstable = path === stableExePath(env) ? null : unstableExeReason(path);
   try {
-    if (!statSync(path).isFile()) return { path, exists: true, executable: false };
+    if (!statSync(path).isFile()) return { path, exists: true, executable: false, unstable };
   } catch {
-    return { path, exists: false, executable: false };
+    return { path, exists: false, executable: false, unstable };
   }
   try {
     accessSync(path, constants.X_OK);
-    return { path, exists: true, executable: true };
+    return { path, exists: true, executable: true, unstable };
   } catch {
-    return { path, exists: true, executable: false };
+    return { path, exists: true, executable: false, unstable };
   }
+}
+
+/** The first line `exe --version` prints when it answers as longrun does (exit 0, "longrun …"), else null. */
+function versionOf(exe: string): string | null {
+  const r = spawnSync(exe, ["--version"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] });
+  const first = typeof r.stdout === "string" ? r.stdout.split("\n")[0]!.trim() : "";
+  return r.status === 0 && /^longrun \S/.test(first) ? first : null;
+}
+
+function tokenFile(source: string, path: string): TokenFileFacts {
+  try {
+    return { source, path, exists: true, mode: statSync(path).mode };
+  } catch (e) {
+    return { source, path, exists: (e as { code?: string }).code !== "ENOENT", mode: null };
+  }
+}
+
+/** The root's http.json when it is there, and every file a token variable names. */
+function tokenFiles(root: string, env: Record<string, string | undefined>): TokenFileFacts[] {
+  const out: TokenFileFacts[] = [];
+  const http = join(rootPaths(root).longrun, "http.json");
+  const own = tokenFile(".longrun/http.json", http);
+  if (own.exists) out.push(own);
+  for (const v of TOKEN_FILE_VARIABLES) if (env[v]) out.push(tokenFile(v, env[v]!));
+  return out;
 }
 
 function readSettings(file: string): { settings: unknown; error: string | null } {
@@ -83,10 +118,12 @@ export function gatherDoctorFacts(root: string, env: Record<string, string | und
     settingsFile,
     settingsError: error,
     hooks,
-    programs: hooks.programs.map(program),
+    programs: hooks.programs.map((p) => ({ ...program(p, env), ...(hooks.direct.includes(p) ? { version: versionOf(p) } : {}) })),
     sandbox: readSandbox(settings),
     paths: protectedPaths(root, exe),
     landlockAbi: landlockAbi(),
+    version: `longrun ${VERSION} (${buildInfo().target}, commit ${buildInfo().commit})`,
+    tokens: tokenFiles(root, env),
   };
 }
 

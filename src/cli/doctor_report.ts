@@ -23,6 +23,20 @@ export interface ProgramFacts {
   path: string;
   exists: boolean;
   executable: boolean;
+  /** The first line `PROGRAM --version` printed (a longrun run directly); null when it did not answer so; undefined when not asked. */
+  version?: string | null;
+  /** Why the program's place may not last (a virtual environment, a temporary or a build directory), or null. */
+  unstable?: string | null;
+}
+
+/** A file holding the HTTP server's tokens: the root's `.longrun/http.json`, or one a `LONGRUN_*_TOKEN_FILE` variable names. */
+export interface TokenFileFacts {
+  /** `.longrun/http.json`, or the variable that names it. */
+  source: string;
+  path: string;
+  exists: boolean;
+  /** Its permission bits; null when it could not be looked at. */
+  mode: number | null;
 }
 
 export interface SandboxSettingsFacts {
@@ -58,6 +72,10 @@ export interface DoctorFacts {
   paths: ProtectedPathFacts[];
   /** The Landlock ABI version (Linux, under Bun); null when unavailable, undefined when not looked up. */
   landlockAbi?: number | null;
+  /** This longrun, as `--version` says it (`longrun 0.1.0 (linux-x64, commit …)`). */
+  version?: string;
+  /** The HTTP server's token files found or named (undefined: not looked at). */
+  tokens?: TokenFileFacts[];
 }
 
 export type Enforcement = "os" | "hook" | "none";
@@ -81,6 +99,8 @@ export interface DoctorReport {
   checks: DoctorCheck[];
   paths: DoctorPath[];
   landlock_abi: number | null | undefined;
+  /** This longrun's version line (null when not known). */
+  version: string | null;
   /** The report as printed: one line per check and per protection (a rule of the table), then a summary line. */
   lines: string[];
 }
@@ -164,6 +184,39 @@ function sandboxCheck(f: DoctorFacts): DoctorCheck {
 }
 
 /**
+ * The program the installed hooks run, when they are all there: it answers `--version` (a longrun
+ * run directly) and lies in a place that lasts. Null when the hooks are not (all) installed.
+ */
+function hookProgramCheck(f: DoctorFacts, hooksOk: boolean): DoctorCheck | null {
+  if (!hooksOk) return null;
+  const install = `longrun hook install claude --root ${f.root}`;
+  const bad: string[] = [];
+  const good: string[] = [];
+  for (const p of f.programs) {
+    const why: string[] = [];
+    if (p.version === null) why.push("does not answer --version as longrun does");
+    if (p.unstable) why.push(`lies in ${p.unstable} (once it moves or is gone every hook fails and Claude Code blocks every tool call)`);
+    if (why.length) bad.push(`${p.path} ${why.join(" and ")}`);
+    else good.push(p.version === undefined ? p.path : `${p.path} (${p.version})`);
+  }
+  if (bad.length) return { id: "hook_program", ok: false, line: `hook program: ${bad.join("; ")}: run ${install} (from a place that does not last it copies longrun to a lasting one)` };
+  return { id: "hook_program", ok: true, line: `hook program: ${good.join(", ")}, in a lasting place` };
+}
+
+/** Each token file of the HTTP server: there and readable by its owner only (0600). */
+function tokenChecks(f: DoctorFacts): DoctorCheck[] {
+  if (f.tokens === undefined) return [];
+  if (f.tokens.length === 0) return [{ id: "tokens", ok: true, line: "http tokens: no token file here (longrun http writes .longrun/http.json, 0600, when it starts)" }];
+  return f.tokens.map((t): DoctorCheck => {
+    if (!t.exists) return { id: "tokens", ok: false, line: `http tokens: ${t.source} names ${t.path}, which does not exist (longrun http would not start)` };
+    if (t.mode === null) return { id: "tokens", ok: false, line: `http tokens: ${t.source} ${t.path} cannot be looked at` };
+    const mode = (t.mode & 0o777).toString(8).padStart(4, "0");
+    if (t.mode & 0o077) return { id: "tokens", ok: false, line: `http tokens: ${t.source} ${t.path} is mode ${mode}, readable by others: chmod 600 ${t.path}` };
+    return { id: "tokens", ok: true, line: `http tokens: ${t.source} ${t.path} (mode ${mode})` };
+  });
+}
+
+/**
  * The report for `facts`: a protected path is OS-enforced when the machine can sandbox, the
  * settings require the sandbox, and the path is in its deny lists (reads too where they are
  * protected); else best effort while the hooks are installed; else not protected.
@@ -179,13 +232,24 @@ export function doctorReport(f: DoctorFacts): DoctorReport {
     return { ...p, enforcement };
   });
   const checks = [...machine, hooks, sandbox];
-  const ok = checks.every((c) => c.ok) && paths.every((p) => p.enforcement === "os");
+  const others = [hookProgramCheck(f, hooks.ok), ...tokenChecks(f)].filter((c): c is DoctorCheck => c !== null);
+  const enforced = checks.every((c) => c.ok) && paths.every((p) => p.enforcement === "os");
+  const failed = others.filter((c) => !c.ok).length;
+  const ok = enforced && failed === 0;
   const rules = ruleLines(paths, f.root, f.home);
-  const lines = [...checks.map((c) => `${c.ok ? "ok  " : "FAIL"}  ${c.line}`), ...rules.map((r) => r.line)];
+  const shown = (c: DoctorCheck) => `${c.ok ? "ok  " : "FAIL"}  ${c.line}`;
+  const lines = [...(f.version ? [`info  ${f.version}`] : []), ...checks.map(shown), ...rules.map((r) => r.line), ...others.map(shown)];
   if (f.landlockAbi !== undefined) lines.push(`info  landlock: ${f.landlockAbi === null ? "not available" : `ABI ${f.landlockAbi}`}`);
   const weak = checks.filter((c) => !c.ok).length + rules.filter((r) => !r.ok).length;
-  lines.push(ok ? "every protection is OS-enforced" : `${weak} of ${checks.length + rules.length} not OS-enforced: longrun's protection there is best effort at most`);
-  return { ok, root: f.root, platform: f.platform, checks, paths, landlock_abi: f.landlockAbi, lines };
+  const more = failed ? `${failed} other check(s) failed (above)` : "";
+  lines.push(
+    ok
+      ? "every protection is OS-enforced"
+      : enforced
+        ? `every protection is OS-enforced, but ${more}`
+        : `${weak} of ${checks.length + rules.length} not OS-enforced: longrun's protection there is best effort at most${more ? `; ${more}` : ""}`,
+  );
+  return { ok, root: f.root, platform: f.platform, version: f.version ?? null, checks: [...checks, ...others], paths, landlock_abi: f.landlockAbi, lines };
 }
 
 /** The first word of a command `hook install` wrote (plain, or in single quotes with `'\''` inside). */

@@ -117,4 +117,28 @@ describe("doctor's report", () => {
     assert.deepEqual(h.installed, EVENTS);
     assert.deepEqual(h.direct, ["/opt/my apps/longrun"]);
   });
+  test("the hooks' program: it must answer --version and lie in a place that lasts; never judged without the hooks", () => {
+    const good = doctorReport(facts({ version: "longrun 0.1.0 (linux-x64, commit abc)", programs: [{ path: "/usr/local/bin/longrun", exists: true, executable: true, version: "longrun 0.1.0 (linux-x64, commit abc)", unstable: null }] }));
+    assert.equal(good.ok, true, good.lines.join("\n"));
+    assert.equal(good.version, "longrun 0.1.0 (linux-x64, commit abc)");
+    assert.equal(good.lines[0], "info  longrun 0.1.0 (linux-x64, commit abc)");
+    assert.match(line(good, "hook_program").line, /^hook program: \/usr\/local\/bin\/longrun \(longrun 0\.1\.0 .*\), in a lasting place$/);
+    const venv = doctorReport(facts({ programs: [{ path: "/v/site-packages/longrun/bin/longrun", exists: true, executable: true, version: "longrun 0.1.0", unstable: "a Python virtual environment" }] }));
+    assert.equal(venv.ok, false);
+    assert.match(line(venv, "hook_program").line, /lies in a Python virtual environment.*run longrun hook install claude --root \/p/);
+    assert.equal(venv.lines.at(-1), "every protection is OS-enforced, but 1 other check(s) failed (above)");
+    const silent = doctorReport(facts({ programs: [{ path: "/usr/local/bin/longrun", exists: true, executable: true, version: null, unstable: null }] }));
+    assert.match(line(silent, "hook_program").line, /does not answer --version/);
+    assert.equal(doctorReport(facts({}, {})).checks.some((c) => c.id === "hook_program"), false, "no hooks: nothing to judge");
+  });
+
+  test("token files: there and 0600 pass; readable by others or missing fail; none is fine", () => {
+    const tokens = (mode: number | null, exists = true) => doctorReport(facts({ tokens: [{ source: ".longrun/http.json", path: "/p/.longrun/http.json", exists, mode }] }));
+    assert.equal(tokens(0o100600).ok, true);
+    assert.match(line(tokens(0o100640), "tokens").line, /mode 0640, readable by others: chmod 600 \/p\/.longrun\/http.json/);
+    assert.equal(tokens(0o100640).ok, false);
+    assert.equal(tokens(null, false).ok, false);
+    assert.equal(doctorReport(facts({ tokens: [] })).ok, true);
+    assert.equal(doctorReport(facts()).checks.some((c) => c.id === "tokens"), false, "not looked at: not shown");
+  });
 });
