@@ -10,9 +10,13 @@
 #   docker buildx build --platform linux/amd64,linux/arm64 -t longrun .   (cross-compiled, no emulation)
 #
 # The project root is /data (a volume): memory.db, raw_data/, and .longrun/http.json with the
-# URL and the host and agent bearer tokens (mode 0600, readable by the same user only; another
-# container reading it must run as 65532 too - examples/sidecar/ does). The server answers to
-# the Host `longrun` (the name other containers reach it by) and to localhost.
+# URL and, unless they are given, the host, agent and metrics bearer tokens (mode 0600, readable
+# by the same user only), kept across restarts. Given tokens: LONGRUN_HOST_TOKEN_FILE,
+# LONGRUN_AGENT_TOKEN_FILE, LONGRUN_METRICS_TOKEN_FILE naming mounted secrets (examples/sidecar/
+# does), read again when they change. The server answers to the Host `longrun` (the name other
+# containers reach it by) and to localhost. The status page's login link is not printed (it
+# would be in `docker logs`): `docker exec <container> longrun open --no-browser` asks the
+# server for one. HEALTHCHECK runs `longrun health` (no shell or curl here).
 #
 # What the runtime needs, as tests/release/container.test.ts checks without an image: /proc (every
 # runtime mounts it), glibc, libgcc_s.so.1 (libSQL's native module), and one place to load that
@@ -53,5 +57,6 @@ WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 8080
 STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/usr/local/bin/longrun", "health", "--timeout", "4"]
 ENTRYPOINT ["/usr/local/bin/longrun"]
 CMD ["http", "--root", "/data", "--host", "0.0.0.0", "--port", "8080", "--expose", "--allowed-host", "longrun"]

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { InvalidRootError, resolveRoot } from "../root/root.ts";
+import { InvalidRootError, resolveRoot } from "../root/paths.ts";
 
 export const DEFAULT_URL = "http://127.0.0.1:8080";
 
