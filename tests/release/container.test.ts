@@ -7,8 +7,9 @@
  * It learns and checks: libSQL's native module also needs libgcc_s.so.1, which `ldd` of the
  * executable does not name (the module is loaded later) - without it, start-up says so; with the
  * module's libraries too (what distroless/cc and debian-slim have) it serves, loading the module
- * from memory when neither HOME nor /tmp can hold it, or from HOME's cache when it can; and
- * `longrun http` stops cleanly on SIGTERM (exit 0).
+ * from memory when neither HOME nor /tmp can hold it, or from HOME's cache when it can;
+ * `longrun http` stops cleanly on SIGTERM (exit 0), `longrun health` (the image's HEALTHCHECK)
+ * answers from inside, and a restart keeps the tokens.
  *
  * Needs root (chroot, mount) and ldd; elsewhere skipped, saying why.
  */
@@ -106,27 +107,46 @@ describe("in an empty root file system, as nobody, /tmp read-only and noexec", {
     assert.equal(cached.length, 1, String(listTree(join(dir, "home", "app"))));
   });
 
-  test("longrun http (the image's command) stops cleanly on SIGTERM: exit 0, token file removed", async () => {
+  test("longrun http (the image's command) stops cleanly on SIGTERM (exit 0), `longrun health` (the image's HEALTHCHECK) answers inside, and a restart keeps the tokens", async () => {
     rootfs(dir, [...lddLibraries(BINARY), ...lddLibraries(NATIVE)]);
-    const child = spawn(inside(dir)[0]!, [...inside(dir).slice(1), "http", "--root", "/data", "--host", "127.0.0.1", "--port", "0"], { env: env(), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    try {
+    const tokenFile = join(dir, "data", ".longrun", "http.json");
+    const startOnce = async () => {
+      const child = spawn(inside(dir)[0]!, [...inside(dir).slice(1), "http", "--root", "/data", "--host", "127.0.0.1", "--port", "0"], { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
       const line = await until(() => stdout.split("\n").find((l) => l.startsWith("{")), `the http server's start line (stderr: ${stderr})`, 30_000);
-      const { url } = JSON.parse(line) as { url: string };
-      const health = await fetch(`${url}/health`);
-      await health.body?.cancel();
-      assert.ok(existsSync(join(dir, "data", ".longrun", "http.json")));
-      process.kill(child.pid!, "SIGTERM");
-      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("still running 10 s after SIGTERM"), 10_000))]);
-      assert.equal(code, 0, stderr);
-      assert.equal(existsSync(join(dir, "data", ".longrun", "http.json")), false);
+      return { child, exited, url: (JSON.parse(line) as { url: string }).url, stderr: () => stderr };
+    };
+    const stopOnce = async (s: Awaited<ReturnType<typeof startOnce>>) => {
+      process.kill(s.child.pid!, "SIGTERM");
+      return Promise.race([s.exited, new Promise<string>((r) => setTimeout(() => r("still running 10 s after SIGTERM"), 10_000))]);
+    };
+    const first = await startOnce();
+    try {
+      const health = await run([...inside(dir), "health", "--root", "/data"], { env: env() });
+      assert.equal(health.code, 0, health.stdout + health.stderr);
+      assert.equal(health.stdout, `ok: ${first.url}/health answered 200\n`);
+      assert.equal(await stopOnce(first), 0, first.stderr());
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      await exited;
+      if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill("SIGKILL");
+      await first.exited;
+    }
+    const kept = JSON.parse(readFileSync(tokenFile, "utf8")) as { agent_token: string; pid?: number };
+    assert.equal(kept.pid, undefined, "the token file stays, without the pid");
+    const down = await run([...inside(dir), "health", "--root", "/data", "--timeout", "2"], { env: env() });
+    assert.equal(down.code, 1, down.stdout + down.stderr);
+    const second = await startOnce();
+    try {
+      const r = await fetch(`${second.url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${kept.agent_token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.status", params: {} }) });
+      assert.equal(r.status, 200, "the token from before the restart");
+      await r.body?.cancel();
+      assert.equal(await stopOnce(second), 0, second.stderr());
+    } finally {
+      if (second.child.exitCode === null && second.child.signalCode === null) second.child.kill("SIGKILL");
+      await second.exited;
     }
   });
 });
