@@ -15,9 +15,9 @@ import type { ServerStore } from "../store/server_config.ts";
 import { forgetIdentity } from "../store/root_identity.ts";
 
 function describeTask(t: TaskState | null): string {
-  if (!t) return "no task in this root (task.start creates one)";
+  if (!t) return 'no task in this root (`longrun start "what to do"` begins one)';
   const lease = t.lease
-    ? `writable for turn ${t.lease.turn} (granted by ${t.lease.granted_by}: ${t.lease.reason}${t.lease.scope ? `; scope ${t.lease.scope.join(", ")}` : ""})`
+    ? `writable for turn ${t.lease.turn} (granted by ${t.lease.granted_by}: ${t.lease.reason}${t.lease.scope ? `; scope ${t.lease.scope.join(", ")}` : ""}${t.lease.max_uses !== null ? `; ${t.lease.uses} of ${t.lease.max_uses} write(s) used` : ""}${t.lease.expires_at ? `; until ${t.lease.expires_at.replace(/\.\d+Z$/, "Z")}` : ""})`
     : "read-only";
   return [
     `task ${t.task_id}: ${t.status}`,
