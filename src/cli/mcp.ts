@@ -3,7 +3,6 @@
  * root. `--tools` picks the tools: `default`, `research`, `all`, or a comma list of set and tool
  * names; a name that is neither stops the start (exit 2) with the list of what exists.
  */
-import { loadHookConfig } from "../hooks/config.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { LineTransport } from "../mcp/stdio.ts";
 import { selectTools, ToolSetError } from "../mcp/tool_sets.ts";
@@ -12,15 +11,6 @@ import { allMethods } from "../rpc/methods/index.ts";
 import { RootRegistry } from "../root/registry.ts";
 import type { ServerStore } from "../store/server_config.ts";
 import { rootAtStart } from "./root_arg.ts";
-
-/** The root's approval marker (its hook settings), or the default when they cannot be read. */
-function approveMarker(root: string): string | undefined {
-  try {
-    return loadHookConfig(root).approve_marker;
-  } catch {
-    return undefined;
-  }
-}
 
 export async function runMcp(options: { root: string | null; tools?: string | null; server?: ServerStore | null }): Promise<number> {
   let tools;
@@ -36,7 +26,7 @@ export async function runMcp(options: { root: string | null; tools?: string | nu
   if (root === null && !options.server) return 2;
   const roots = options.server ? new RootRegistry({ defaultRoot: null, server: options.server }) : new RootRegistry({ defaultRoot: root, allow: [root!] });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
-  const server = createMcpServer({ dispatcher, caller: { side: "agent", via: "mcp" }, tools, approve: root ? approveMarker(root) : undefined });
+  const server = createMcpServer({ dispatcher, caller: { side: "agent", via: "mcp" }, tools });
   const transport = new LineTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -5,17 +5,15 @@
  * The part for people is written in English, Chinese or Korean (the root's setting, or the
  * request's `lang`); the machine line is the same in every language, so parsing never depends on it.
  */
+import { isLang, type Lang, LANGS } from "./messages/lang.ts";
 import type { TaskStatus } from "./status.ts";
 import { isTaskStatus } from "./status.ts";
 import type { AccessMode, TaskState } from "./task.ts";
 
-/** Languages a checkpoint's text can be written in. */
-export const CHECKPOINT_LANGS = ["en", "zh", "ko"] as const;
-export type CheckpointLang = (typeof CHECKPOINT_LANGS)[number];
-
-export function isCheckpointLang(value: unknown): value is CheckpointLang {
-  return typeof value === "string" && (CHECKPOINT_LANGS as readonly string[]).includes(value);
-}
+/** Languages a checkpoint's text can be written in: those of every message (src/core/messages/lang.ts). */
+export const CHECKPOINT_LANGS = LANGS;
+export type CheckpointLang = Lang;
+export const isCheckpointLang = isLang;
 
 /** A host's own state saved with a checkpoint: a JSON object, given back on resume and recover. */
 export type CheckpointData = Record<string, unknown>;

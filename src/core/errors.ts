@@ -3,6 +3,7 @@
  * name and a JSON-RPC code from one table; the wire mapping (JSON-RPC error object, HTTP status)
  * is derived from these in one place (`src/rpc/errors.ts`).
  */
+import { say } from "./messages/catalog.ts";
 import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR } from "./rpc_error.ts";
 
 /** The error kinds of the contract that cross the wire, one class each below. */
@@ -302,15 +303,7 @@ export type StorageFault = "disk_full" | "read_only" | "io" | "missing" | "too_m
 /** The disk or file system refused a write or read (full, read-only, failing, gone). Nothing was claimed saved. */
 export class StorageError extends LongrunError {
   constructor(readonly reason: StorageFault, readonly path: string, detail: string, cause?: unknown) {
-    const what = {
-      disk_full: "the disk (or the database's size limit) is full: free space, then retry",
-      read_only: "it cannot be written (read-only file system or permissions): make it writable, then retry",
-      io: "the file system reported an I/O error: check the disk, then retry",
-      missing: "a file longrun needs is gone or was replaced: see docs/reliability.md",
-      too_many_files: "this process has too many open files: raise its limit (ulimit -n), or serve fewer roots at once (--max-roots)",
-      unreachable: "the libSQL server is unreachable: nothing was written there and writes are refused until it answers again; check that it runs and the URL, then retry",
-      refused: "the libSQL server refused the request (authentication or permissions): check LONGRUN_STORE_TOKEN",
-    }[reason];
+    const what = say(`storage.${reason}`, "en");
     super("storage_error", `Storage failed at ${path}: ${what} (${detail})`, { reason, path, detail }, { cause });
   }
 }

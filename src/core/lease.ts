@@ -7,6 +7,7 @@
  * disk can still say "writable" long after its turn ended, and the turn check refuses it anyway.
  */
 import { WriteGateViolation } from "./errors.ts";
+import { say } from "./messages/catalog.ts";
 import { actionInScope } from "./scope.ts";
 import { type Lease, pushBounded, type TaskState } from "./task.ts";
 
@@ -73,7 +74,6 @@ export type GateDecision =
 export function checkGate(state: TaskState, action: string, now: Date): GateDecision {
   const turn = state.turn_index;
   const leaseTurn = state.write_lease_turn;
-  const quoted = JSON.stringify(action);
   const refuse = (reason: WriteGateViolation["reason"], message: string, revoke: boolean, extra = {}): GateDecision => ({
     ok: false,
     revoke,
@@ -81,56 +81,23 @@ export function checkGate(state: TaskState, action: string, now: Date): GateDeci
   });
 
   if (state.access_mode !== "writable" || state.lease === null) {
-    return refuse(
-      "read_only",
-      `Write refused: ${quoted} needs a write lease and the task is read-only (turn ${turn}); ` +
-        `finish the discussion, then have the host call writes.enable with a reason in this turn`,
-      state.access_mode === "writable",
-    );
+    return refuse("read_only", say("gate.read_only", "en", { action: JSON.stringify(action), turn }), state.access_mode === "writable");
   }
   if (leaseTurn !== turn || state.lease.turn !== turn) {
-    return refuse(
-      "stale_lease",
-      `Write refused: ${quoted}: the write lease was granted in turn ${leaseTurn} and this is turn ${turn}, ` +
-        `so it has expired and is now revoked; have the host call writes.enable again in this turn`,
-      true,
-    );
+    return refuse("stale_lease", say("gate.stale_lease", "en", { action: JSON.stringify(action), lease_turn: String(leaseTurn), turn }), true);
   }
   if (state.status !== "in_progress") {
-    return refuse(
-      "not_in_progress",
-      `Write refused: ${quoted}: the task is ${state.status}, not in_progress; ` +
-        `transition it back to in_progress, then have the host grant a new lease`,
-      true,
-    );
+    return refuse("not_in_progress", say("gate.not_in_progress", "en", { action: JSON.stringify(action), status: state.status }), true, { status: state.status });
   }
   const lease = state.lease;
   if (lease.expires_at !== null && now.getTime() >= Date.parse(lease.expires_at)) {
-    return refuse(
-      "expired",
-      `Write refused: ${quoted}: the write lease expired at ${lease.expires_at} (its time to live ran out); ` +
-        `have the host call writes.enable again`,
-      true,
-      { expires_at: lease.expires_at },
-    );
+    return refuse("expired", say("gate.expired", "en", { action: JSON.stringify(action), expires_at: lease.expires_at }), true, { expires_at: lease.expires_at });
   }
   if (lease.max_uses !== null && lease.uses >= lease.max_uses) {
-    return refuse(
-      "uses_exhausted",
-      `Write refused: ${quoted}: the write lease allowed ${lease.max_uses} write(s) and all were used; ` +
-        `have the host call writes.enable again`,
-      true,
-      { max_uses: lease.max_uses },
-    );
+    return refuse("uses_exhausted", say("gate.uses_exhausted", "en", { action: JSON.stringify(action), max_uses: lease.max_uses }), true, { max_uses: lease.max_uses });
   }
   if (lease.scope !== null && !actionInScope(action, lease.scope)) {
-    return refuse(
-      "out_of_scope",
-      `Write refused: ${quoted} is outside the lease's scope ${JSON.stringify(lease.scope)}; ` +
-        `stay inside it, or ask the host for a lease that covers this action`,
-      false,
-      { scope: lease.scope },
-    );
+    return refuse("out_of_scope", say("gate.out_of_scope", "en", { action: JSON.stringify(action), scope: JSON.stringify(lease.scope) }), false, { scope: lease.scope });
   }
   return { ok: true, lease, consumes_use: lease.max_uses !== null };
 }

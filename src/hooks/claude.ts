@@ -8,9 +8,14 @@
  *   the state file (no libSQL, no Worker).
  * - UserPromptSubmit, SessionStart, Stop and PreCompact, the turn's boundaries: src/hooks/turns.ts.
  */
+import { join } from "node:path";
 import { LongrunError, WriteGateViolation } from "../core/errors.ts";
+import { type Lang, say } from "../core/messages/catalog.ts";
+import { protocolText } from "../core/messages/protocol.ts";
+import { ROOT_PATHS } from "../root/layout.ts";
 import type { HookConfig } from "./config.ts";
 import { type HookInput, type HookOutput, LOCK_WAIT_MS, stateOnlyContract, turnEndPending } from "./hook_state.ts";
+import { settingsLang } from "./grant_path.ts";
 import { protectContext } from "./protect.ts";
 import { decideTool, type ShellRun, type ToolContext } from "./tools.ts";
 import { sandboxedCommand } from "./wrap.ts";
@@ -39,7 +44,8 @@ export function toolContext(input: HookInput, root: string, config: HookConfig):
   };
 }
 
-const READ_TOOLS_HINT = "use the Read tool to look at files";
+/** The language the root's people read refusals in (read only when refusing: a pass pays nothing for it). */
+const langOf = (root: string): Lang => settingsLang(join(root, ROOT_PATHS.settings));
 
 /**
  * A shell command that passed the gate, rewritten to run inside the OS boundary the lease chose
@@ -56,22 +62,24 @@ function runInside(input: HookInput, shell: ShellRun, mode: "read" | "lease", ro
 /** The gate. Deny with a reason, a shell command rewritten into its boundary, or nothing. */
 export async function preToolUse(input: HookInput, root: string, config: HookConfig): Promise<HookOutput> {
   const d = await decideTool(input, toolContext(input, root, config));
-  if (d.kind === "deny") return denyOutput(d.reason);
+  if (d.kind === "deny") return denyOutput(say("hook.denied", langOf(root), { detail: d.reason }));
   if (d.kind === "pass") return d.shell ? runInside(input, d.shell, "read", root, config) : null;
   const ended = turnEndPending(root);
-  if (ended) return denyOutput(`the last turn ended but longrun could not record it yet (${ended}), so writes are refused until the next message begins a turn`);
+  if (ended) return denyOutput(say("hook.turn_not_recorded", langOf(root), { why: ended }));
   const { contract, close } = await stateOnlyContract(root, LOCK_WAIT_MS.PreToolUse, true);
-  const approve = `the user approves writes for one turn by starting a line of their message with ${config.approve_marker}`;
   try {
     await contract.requireWritable(d.action);
   } catch (e) {
+    const lang = e instanceof LongrunError ? langOf(root) : "en";
+    const marker = config.approve_marker;
+    const approve = say("hook.approve_line", lang, { marker });
     if (e instanceof WriteGateViolation) {
-      const hint = d.shell && e.reason === "read_only" ? `; this command is not read-only (${d.notReadOnly ?? "unknown"}); in a read-only turn Bash runs only plain read commands (ls, cat, grep, git status/log/diff, …), or ${READ_TOOLS_HINT}` : "";
-      const scoped = d.shell && e.reason === "out_of_scope" ? `; Bash can write anywhere, so a scoped lease covers it only when its scope includes Bash (${config.approve_marker} scope=…,Bash); use Edit or Write inside the scope` : "";
-      return denyOutput(`${e.message}${hint}${scoped}; ${approve}`);
+      const hint = d.shell && e.reason === "read_only" ? say("hook.not_read_only", lang, { why: d.notReadOnly ?? "unknown" }) : "";
+      const scoped = d.shell && e.reason === "out_of_scope" ? say("hook.scoped_bash", lang, { marker }) : "";
+      return denyOutput(`${protocolText(e, lang)}${hint}${scoped}${approve}`);
     }
     if (e instanceof LongrunError && e.kind === "no_active_task") {
-      return denyOutput(`no task in ${root}, so nothing may be written; ${approve}${d.shell ? `; ${READ_TOOLS_HINT}` : ""}`);
+      return denyOutput(`${say("hook.no_task", lang, { root })}${approve}${d.shell ? say("hook.read_tools", lang) : ""}`);
     }
     throw e;
   } finally {

@@ -17,10 +17,10 @@ import {
   ReadResourceRequestSchema,
   RequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MARKER } from "../core/approval.ts";
 import type { Dispatcher } from "../rpc/dispatcher.ts";
 import type { ErrorObject } from "../rpc/errors.ts";
 import type { Caller } from "../rpc/method.ts";
+import { readersFor } from "../rpc/readers.ts";
 import { VERSION } from "../version.ts";
 import { checkArguments, McpProtocolError, rewriteInvalidParams } from "./args.ts";
 import { type Call, getPrompt, PROMPTS, readResource, RESOURCES } from "./resources.ts";
@@ -38,8 +38,6 @@ export interface McpOptions {
    * call goes to the dispatcher's default root and no tool has one.
    */
   severalRoots?: boolean;
-  /** What the user types to approve writes for a turn (the hooks' marker); default `/approve`. */
-  approve?: string;
 }
 
 /** The key of the error details (code, kind, fields) in a refused call's `_meta`. */
@@ -86,7 +84,10 @@ export function createMcpServer(options: McpOptions): Server {
   const severalRoots = options.severalRoots === true;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const list = tools.map((t) => listed(t, severalRoots));
-  const wording: Wording = { offered: new Set(byName.keys()), approve: options.approve ?? DEFAULT_MARKER };
+  const offered = new Set(byName.keys());
+  // read again for each refusal: the project's language and grant path may change while the server runs
+  const wordingFor = (root: unknown): Wording => ({ offered, ...readersFor(options.dispatcher.roots, typeof root === "string" ? root : undefined) });
+  const wording = (): Wording => wordingFor(undefined);
 
   let next = 1;
   const call: Call = async (method, params = {}) =>
@@ -97,7 +98,7 @@ export function createMcpServer(options: McpOptions): Server {
 
   const server = new Server(
     { name: "longrun", title: "longrun", version: VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: instructions(wording) },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: instructions({ ...wording(), lang: "en" }) },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
   Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequest as never, (async (request: { params?: Record<string, unknown> }) => {
@@ -106,13 +107,14 @@ export function createMcpServer(options: McpOptions): Server {
       throw new McpProtocolError(-32602, 'Invalid params: tools/call needs "name", the tool to call (tools/list shows them)', { kind: "invalid_params" });
     }
     const tool = byName.get(params.name);
-    if (!tool) throw unknownTool(params.name, wording.offered);
+    if (!tool) throw unknownTool(params.name, offered);
     const names = severalRoots ? [...Object.keys(tool.input.schema.entries), "root"] : Object.keys(tool.input.schema.entries);
     const args = checkArguments(tool.name, params.arguments, names);
     const answer = await call(tool.method, args);
     if (answer.error) {
-      if (answer.error.data?.kind === "invalid_params") throw rewriteInvalidParams(tool.name, { ...answer.error, message: reword(answer.error.message, wording) });
-      const text = mcpMessage(answer.error, wording);
+      const w = wordingFor(args.root);
+      if (answer.error.data?.kind === "invalid_params") throw rewriteInvalidParams(tool.name, { ...answer.error, message: reword(answer.error.message, { ...w, lang: "en" }) });
+      const text = mcpMessage(answer.error, w);
       return {
         isError: true,
         content: [{ type: "text", text }],
@@ -124,8 +126,8 @@ export function createMcpServer(options: McpOptions): Server {
   }) as never);
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(req.params.uri, call, wording));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(req.params.uri, call, wording()));
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
-  server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, call, wording));
+  server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, call, wording()));
   return server;
 }

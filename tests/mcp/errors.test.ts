@@ -1,6 +1,8 @@
 /**
  * Refusals in the MCP client's words: the tool to call next by its MCP name, what the user must
- * do (type /approve), never a JSON-RPC method name; the error's kind and fields along in `_meta`.
+ * do to grant a write in this setup (type /approve where longrun's Claude Code hooks are
+ * installed, else run `longrun grant` or use the page), never a JSON-RPC method name; in the
+ * project's language; the error's kind and fields along in `_meta`, the same in every language.
  * Invalid arguments are JSON-RPC -32602 with one short sentence. Real processes: the binary over
  * MCP, and `longrun serve` on the same root for the host's grants and turns.
  */
@@ -11,6 +13,17 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, tempDir } from "../support/helpers.ts";
 import { Server, TARGETS } from "../support/server.ts";
 import { type Mcp, RPC_METHOD_NAME, startMcp } from "./helpers.ts";
+
+/**
+ * What `longrun hook install claude` leaves in a root that MCP reads: longrun's PreToolUse hook in
+ * `.claude/settings.local.json` (the command only; nothing runs it here).
+ */
+function installedHooks(root: string): void {
+  mkdirSync(join(root, ".claude"), { recursive: true });
+  mkdirSync(join(root, ".longrun"), { recursive: true });
+  const command = `/usr/local/bin/longrun hook claude PreToolUse --root ${root}`;
+  writeFileSync(join(root, ".claude", "settings.local.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command }] }] } }));
+}
 
 describe("MCP refusals name MCP tools and the user's next step (SDK client, compiled binary)", () => {
   let root = "";
@@ -44,7 +57,9 @@ describe("MCP refusals name MCP tools and the user's next step (SDK client, comp
     await mcp.ok("task_start", { description: "edit things" });
     const readOnly = await refused("writes_require", { action: "edit src/a.ts" });
     assert.deepEqual([readOnly.data.kind, readOnly.data.reason], ["write_gate_violation", "read_only"]);
-    assert.match(readOnly.text, /ask the user to approve \(they type \/approve/);
+    // an MCP-only project (no hooks installed): the person's command and the page
+    assert.match(readOnly.text, /ask the user to approve \(they run `longrun grant "what to allow"` in a terminal in this project, or grant it on the status page that `longrun open` opens\)/);
+    assert.doesNotMatch(readOnly.text, /\/approve/);
     assert.match(readOnly.text, /writes_request/);
 
     await hostSide().result("writes.enable", { reason: "src only", scope: ["src/**"], max_uses: 1 });
@@ -54,7 +69,7 @@ describe("MCP refusals name MCP tools and the user's next step (SDK client, comp
     await mcp.ok("writes_require", { action: "edit src/a.ts" });
     const spent = await refused("writes_require", { action: "edit src/b.ts" });
     assert.equal(spent.data.reason, "uses_exhausted");
-    assert.match(spent.text, /Ask the user to approve again \(they type \/approve/);
+    assert.match(spent.text, /Ask the user to approve again \(they run `longrun grant/);
 
     await hostSide().result("writes.enable", { reason: "again" });
     await hostSide().result("turn.begin", {});
@@ -63,13 +78,67 @@ describe("MCP refusals name MCP tools and the user's next step (SDK client, comp
     assert.match(ended.text, /ask the user to approve/i);
   });
 
+  test("with longrun's Claude Code hooks installed the refusal says to type /approve, not to run a command", async () => {
+    installedHooks(root);
+    mcp = await startMcp(root);
+    await mcp.ok("task_start", { description: "t" });
+    const r = await refused("writes_require", { action: "edit a" });
+    assert.match(r.text, /ask the user to approve \(they type \/approve and what to allow/);
+    assert.doesNotMatch(r.text, /longrun grant/);
+  });
+
   test("the approval words are the project's own marker when its hook settings name one", async () => {
-    mkdirSync(join(root, ".longrun"), { recursive: true });
+    installedHooks(root);
     writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ approve_marker: "/allow" }));
     mcp = await startMcp(root);
     await mcp.ok("task_start", { description: "t" });
     const r = await refused("writes_require", { action: "edit a" });
     assert.match(r.text, /they type \/allow/);
+  });
+
+  test("with lang zh or ko the refusal is in that language; code, kind, reason and fields are the English ones", async () => {
+    const english = await startMcp(root);
+    await english.ok("task_start", { description: "t" });
+    const en = await english.refused("writes_require", { action: "edit src/a.ts" });
+    await english.close();
+    const scripts = { zh: /\p{Script=Han}/u, ko: /\p{Script=Hangul}/u };
+    for (const [lang, script] of Object.entries(scripts)) {
+      for (const hooks of [false, true]) {
+        const dir = tempDir();
+        try {
+          mkdirSync(join(dir, ".longrun"), { recursive: true });
+          writeFileSync(join(dir, ".longrun", "settings.json"), JSON.stringify({ lang }));
+          if (hooks) installedHooks(dir);
+          const m = await startMcp(dir);
+          try {
+            const none = await m.refused("writes_require", { action: "edit src/a.ts" });
+            assert.equal(none.data.kind, "no_active_task");
+            assert.match(none.text, script, none.text);
+            assert.match(none.text, /task_start/);
+            await m.ok("task_start", { description: "t" });
+            const r = await m.refused("writes_require", { action: "edit src/a.ts" });
+            assert.match(r.text, script, r.text);
+            assert.doesNotMatch(r.text, /Not approved|ask the user/, r.text);
+            assert.match(r.text, hooks ? /\/approve/ : /longrun grant/, r.text);
+            assert.equal(r.code, en.code);
+            assert.deepEqual(r.data, en.data);
+          } finally {
+            await m.close();
+          }
+        } finally {
+          removeDir(dir);
+        }
+      }
+    }
+  });
+
+  test("an unreadable settings file is English, never a failed refusal", async () => {
+    mkdirSync(join(root, ".longrun"), { recursive: true });
+    writeFileSync(join(root, ".longrun", "settings.json"), "{ not json");
+    mcp = await startMcp(root);
+    const r = await refused("writes_require", { action: "edit a" });
+    assert.equal(r.data.kind, "no_active_task");
+    assert.match(r.text, /^No task yet: call task_start/);
   });
 
   test("task refusals: paused, finished twice, waiting for the user's verification, an unknown memory", async () => {

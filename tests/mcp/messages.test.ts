@@ -1,7 +1,9 @@
 /**
  * Every refusal the contract can give, made by the real code (the gate's decision for each
  * reason, the error classes with their own messages), as an MCP agent reads it: no JSON-RPC
- * method names, no "the host", no "lease"; the next MCP tool or the user's action named. Pure:
+ * method names, no "the host", no "lease"; the next MCP tool or the user's action named, the
+ * grant path of the setup (`/approve` with the hooks, else `longrun grant`), in the project's
+ * language. Pure:
  * the refusals that need an injected failure (a full disk, an expired approval) are covered here.
  */
 import assert from "node:assert/strict";
@@ -15,7 +17,7 @@ import { toErrorObject } from "../../src/rpc/errors.ts";
 import { RPC_METHOD_NAME } from "./helpers.ts";
 
 const NOW = new Date("2026-12-01T12:00:00Z");
-const wording = (set = "default"): Wording => ({ offered: new Set(selectTools(set).map((t) => t.name)), approve: "/approve" });
+const wording = (set = "default", setup: Partial<Wording> = {}): Wording => ({ offered: new Set(selectTools(set).map((t) => t.name)), approve: "/approve", lang: "en", ...setup });
 
 function task(fields: Partial<TaskState> = {}): TaskState {
   return newTaskState({ task_id: "T_20261201_120000_ab12", description: "d", keywords: [], status: "in_progress", turn_index: 3, ...fields }, NOW.toISOString());
@@ -31,7 +33,21 @@ function refusal(state: TaskState, action = "edit src/a.ts", at = NOW) {
   return (d as { error: Error }).error;
 }
 
-const read = (e: unknown, set?: string) => mcpMessage(toErrorObject(e), wording(set));
+const read = (e: unknown, set?: string, setup?: Partial<Wording>) => mcpMessage(toErrorObject(e), wording(set, setup));
+
+/** The gate's refusal for each reason, by the real check. */
+function gateRefusals(): Error[] {
+  const spent = { ...granted({ max_uses: 1 }) };
+  spent.lease = { ...spent.lease!, uses: 1 };
+  return [
+    refusal(task()),
+    refusal({ ...granted(), turn_index: 4 }),
+    refusal(granted({ ttl_seconds: 60 }), "edit src/a.ts", new Date(NOW.getTime() + 61_000)),
+    refusal(spent),
+    refusal(granted({ scope: ["docs/**"] })),
+    refusal(granted({}, { status: "blocked" })),
+  ];
+}
 
 function clean(text: string): void {
   assert.doesNotMatch(text, RPC_METHOD_NAME, text);
@@ -86,6 +102,31 @@ describe("MCP wording of every refusal", () => {
       const text = read(e, set);
       clean(text);
       assert.match(text, expected, text);
+    }
+  });
+  test("without the Claude Code hooks the write check names the person's command and the page, never /approve", () => {
+    for (const e of gateRefusals()) {
+      const text = read(e, undefined, { approve: null });
+      clean(text);
+      assert.match(text, /longrun grant ".*".*longrun open/, text);
+      assert.doesNotMatch(text, /\/approve/, text);
+    }
+  });
+
+  test("in Chinese and Korean the refusals are in that language, the tools and the grant path named as in English", () => {
+    for (const [lang, script] of [["zh", /\p{Script=Han}/u], ["ko", /\p{Script=Hangul}/u]] as const) {
+      for (const e of gateRefusals()) {
+        for (const approve of ["/approve", null]) {
+          const text = read(e, "all", { lang, approve });
+          assert.match(text, script, text);
+          assert.doesNotMatch(text, /Not approved|ask the user/, text);
+          assert.match(text, approve ? /\/approve/ : /longrun grant/, text);
+          assert.doesNotMatch(text, RPC_METHOD_NAME, text);
+        }
+      }
+      const none = read(new NoActiveTaskError(), "default", { lang });
+      assert.match(none, /task_start/);
+      assert.match(none, script);
     }
   });
 });
