@@ -44,7 +44,20 @@ Usage:
                                     network; exit 126 (command not run) when the boundary cannot be made
   longrun doctor [--root DIR] [--json]
                                     which protections the OS enforces now (Claude Code's sandbox) and which
-                                    are best effort, one line each; exit 0 when all are OS-enforced, else 1
+                                    are best effort; whether the hooks' program answers and lasts (not in a
+                                    venv, temp or build dir); token files 0600; the version; one line each;
+                                    exit 0 when all are OS-enforced and every check passed, else 1
+  longrun start "description" [--root DIR] [--json]
+                                    begin a task as the person at this terminal (memory searched first;
+                                    read-only, turn 1); refused while another task is open
+  longrun list [--root DIR] [--json]
+                                    the root's tasks, newest first (* the current one), and open research runs
+  longrun grant "reason" [--scope GLOB,...] [--ttl 10m] [--uses N] [--root DIR] [--json]
+                                    grant writes for the open task's current turn, host side (granted_by
+                                    host:cli): it ends after --ttl (default 10m, at most 7d), after N writes,
+                                    at the turn's end or a checkpoint, whichever comes first
+  longrun revoke [--root DIR] [--json]
+                                    end the write lease now
   longrun status [--root DIR]       the task, its lease and any pending checkpoint (creates nothing)
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
@@ -62,7 +75,8 @@ Usage:
 DIR must be an existing absolute directory; it defaults to the working directory.
 --store URL --project KEY [--state-dir DIR] (or LONGRUN_STORE, LONGRUN_PROJECT, LONGRUN_STATE_DIR;
 token in LONGRUN_STORE_TOKEN) put the root on a libSQL server instead (serve, http, mcp, status, resume,
-checkpoint, finish, recover; hooks read the variables only); see docs/libsql-server.md.
+checkpoint, finish, recover, start, list, grant, revoke; hooks read the variables only); see
+docs/libsql-server.md.
 Everything of a local project lives under DIR: memory.db (task state, memory, run ledger),
 .longrun/ (pending checkpoint, settings, tokens), raw_data/ (long bodies). Logs go to stderr; in
 serve and mcp modes stdout carries protocol only.
