@@ -150,7 +150,14 @@ export async function runHttp(o: HttpConfig, hooks: HttpStartHooks = {}): Promis
     }
     const changed = (["host", "agent", "metrics"] as const).filter((c) => (next[c] ?? null) !== (now[c] ?? null));
     live.set(next);
-    log.event("info", "tokens_reloaded", { why, changed: changed.join(",") || "none" }, `${why}: token files read again (${changed.length ? `new: ${changed.join(", ")}` : "unchanged"})`);
+    // page sessions and login codes opened with an old token end with it
+    const ended = (["host", "agent"] as const).filter((c) => changed.includes(c)).reduce((n, side) => n + page.sessions.endSide(side), 0);
+    log.event(
+      "info",
+      "tokens_reloaded",
+      { why, changed: changed.join(",") || "none", page_sessions_ended: ended },
+      `${why}: token files read again (${changed.length ? `new: ${changed.join(", ")}` : "unchanged"})${ended ? `; ${ended} page session(s) and code(s) of that side ended` : ""}`,
+    );
   };
   const watch = watchTokenFiles(o.tokenOrigins, o.given, {
     onChange: rotate,

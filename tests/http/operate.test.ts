@@ -2,7 +2,8 @@
  * Operating `longrun http` across restarts and rotations, for real (child processes of the
  * compiled binary on 127.0.0.1): tokens from files as secrets are mounted, the tokens http.json
  * keeps for the next start (and `--rotate-tokens`), token files read again on SIGHUP and when
- * they change (old tokens refused at once, a bad new file keeping the old ones), the read-only
+ * they change (old tokens refused at once, and the page sessions they opened; a bad new file
+ * keeping the old ones), the read-only
  * metrics token, the status page's login link only on request or from POST /v1/login-link, and
  * `longrun health`.
  */
@@ -174,11 +175,27 @@ describe("operating longrun http: tokens across restarts and rotations (the comp
       assert.match(events("tokens_not_reloaded")[0]!, /LONGRUN_HOST_TOKEN_FILE/);
       assert.ok(!srv.stderr().includes("too-short"), "the bad value is not logged");
 
+      // a page session opened with the host token before it is rotated
+      const minted = (await (await fetch(`${url}/v1/login-link`, { method: "POST", headers: { authorization: `Bearer ${T.host}` } })).json()) as { url: string };
+      const loggedIn = await fetch(`${url}/page/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+        body: JSON.stringify({ code: new URL(minted.url).searchParams.get("login") }),
+      });
+      const page = { cookie: (loggedIn.headers.get("set-cookie") ?? "").split(";")[0]!, "x-longrun-key": ((await loggedIn.json()) as { key: string }).key, "sec-fetch-site": "same-origin" };
+      const pageState = async () => {
+        const r = await fetch(`${url}/page/state`, { headers: page });
+        await r.body?.cancel();
+        return r.status;
+      };
+      assert.equal(await pageState(), 200);
+
       // SIGHUP reads the files again (here after the file was fixed)
       secret(secrets, "host", "host-token-rotated-by-sighup-05");
       process.kill(srv.child.pid!, "SIGHUP");
       await until(async () => (await rpcStatus(url, T.host)) === 401, "the old host token to be refused");
       assert.equal(await rpcStatus(url, "host-token-rotated-by-sighup-05"), 200);
+      assert.equal(await pageState(), 401, "the page session the old host token opened ended with it");
       secret(secrets, "metrics", "metrics-token-rotated-06-xxxxx");
       process.kill(srv.child.pid!, "SIGHUP");
       await until(async () => (await status(url, "/metrics", T.metrics)) === 401, "the old metrics token to be refused");

@@ -104,6 +104,13 @@ export class PageSessions {
     return this.#sessions.delete(digest(id!));
   }
 
+  /** Ends every session and waiting code of `side` (its token was rotated: what it opened ends with it); how many. */
+  endSide(side: Side): number {
+    let n = 0;
+    for (const m of [this.#codes, this.#sessions] as Map<string, { side: Side }>[]) for (const [k, e] of m) if (e.side === side && m.delete(k)) n++;
+    return n;
+  }
+
   #prune(): void {
     const now = this.#now();
     for (const [k, c] of this.#codes) if (c.expires !== null && now >= c.expires) this.#codes.delete(k);
