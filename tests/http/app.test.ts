@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { createHttpApp } from "../../src/http/app.ts";
+import { StatusPage } from "../../src/http/page/routes.ts";
+import { LiveTokens, type Tokens } from "../../src/http/tokens.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
 import { RootRegistry } from "../../src/root/registry.ts";
@@ -152,5 +154,73 @@ describe("HTTP API in-process (Hono app.request)", () => {
   test("MCP at /mcp takes the agent token only", async () => {
     const r = await app.request("/mcp", { method: "POST", headers: { host: HOST, authorization: `Bearer ${tokens.host}`, "content-type": "application/json" }, body: "{}" });
     assert.equal(r.status, 403);
+  });
+});
+
+describe("HTTP API in-process: the metrics token, a rotation, the login-link route", () => {
+  let dir = "";
+  let roots: RootRegistry;
+  beforeEach(() => {
+    dir = tempDir();
+    roots = new RootRegistry({ defaultRoot: dir, allow: [dir] });
+  });
+  afterEach(async () => {
+    await roots.closeAll();
+    removeDir(dir);
+  });
+  const three = { host: "h".repeat(32), agent: "a".repeat(32), metrics: "m".repeat(32) };
+  const make = (t: Tokens | LiveTokens) => {
+    const dispatcher = new Dispatcher({ methods: allMethods(), roots });
+    const page = new StatusPage({ dispatcher, defaultRoot: dir, cookieName: "longrun_page_9999" });
+    return { page, app: createHttpApp({ dispatcher, tokens: t, hosts: [HOST], page }) };
+  };
+  const req = (app: ReturnType<typeof createHttpApp>, method: string, path: string, token: string | null, body?: string) =>
+    app.request(path, { method, headers: { host: HOST, "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+
+  test("the metrics token reads /metrics and is refused everywhere else, as no token at all", async () => {
+    const { app, page } = make(three);
+    try {
+      assert.equal((await req(app, "GET", "/metrics", three.metrics)).status, 200);
+      assert.equal((await req(app, "GET", "/metrics", three.host)).status, 200);
+      assert.equal((await req(app, "GET", "/metrics", three.agent)).status, 403);
+      const rpcBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.status", params: {} });
+      for (const [method, path, body] of [["POST", "/rpc", rpcBody], ["GET", "/v1/status"], ["POST", "/mcp", rpcBody], ["GET", "/page/state"], ["POST", "/page/link"], ["POST", "/v1/login-link"]] as const) {
+        assert.equal((await req(app, method, path, three.metrics, body)).status, 401, `${method} ${path}`);
+      }
+    } finally {
+      page.close();
+    }
+  });
+
+  test("POST /v1/login-link: the host token gets a one-time link to this Host; the agent token is refused", async () => {
+    const { app, page } = make(three);
+    try {
+      assert.equal((await req(app, "POST", "/v1/login-link", three.agent)).status, 403);
+      assert.equal((await req(app, "POST", "/v1/login-link", null)).status, 401);
+      const r = await req(app, "POST", "/v1/login-link", three.host);
+      assert.equal(r.status, 200);
+      const link = new URL(((await r.json()) as { url: string }).url);
+      assert.equal(link.host, HOST);
+      const code = link.searchParams.get("login")!;
+      assert.equal(page.sessions.redeem(code)?.side, "host");
+      assert.equal(page.sessions.redeem(code), null, "once");
+    } finally {
+      page.close();
+    }
+  });
+
+  test("tokens swapped while serving: the old ones are refused from the next request on", async () => {
+    const live = new LiveTokens(three);
+    const { app, page } = make(live);
+    try {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.status", params: {} });
+      assert.equal((await req(app, "POST", "/rpc", three.agent, body)).status, 200);
+      live.set({ host: "H".repeat(32), agent: "A".repeat(32), metrics: null });
+      for (const old of [three.host, three.agent]) assert.equal((await req(app, "POST", "/rpc", old, body)).status, 401, "the fast path too");
+      assert.equal((await req(app, "GET", "/metrics", three.metrics)).status, 401);
+      assert.equal((await req(app, "POST", "/rpc", "A".repeat(32), body)).status, 200);
+    } finally {
+      page.close();
+    }
   });
 });
