@@ -14,7 +14,7 @@ import { Logger, MAX_BACKLOG_BYTES } from "../../src/http/log.ts";
 import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary, TARGETS } from "../support/server.ts";
 import { raw } from "./raw.ts";
-import { startHttpChild } from "./start.ts";
+import { freePort, startHttpChild } from "./start.ts";
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -63,18 +63,6 @@ async function metrics(url: string, token: string): Promise<string> {
 function sample(text: string, series: string): number {
   const line = text.split("\n").find((l) => l.startsWith(series + " "));
   return line ? Number(line.slice(series.length + 1)) : 0;
-}
-
-/** A port free now (there is a window before the server binds it; good enough on one test machine). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const HOST_TOKEN = "host-token-for-ops-tests-0123456789";

@@ -1,5 +1,6 @@
 /** `longrun http` as a child process: started, its first stdout line (URL, token file, login link) read. */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { REPO, until } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
 
@@ -48,4 +49,16 @@ export async function startHttpChild(
     return exited;
   };
   return { child, info, port: Number(new URL(info.url).port), stderr: () => err, exited, stop };
+}
+
+/** A port free now (there is a window before the server binds it; good enough on one test machine). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -13,11 +13,11 @@ import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { REPO, removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY } from "../support/server.ts";
+import { freePort } from "../http/start.ts";
 import { which } from "./helpers.ts";
 
 const PYTHON = which("python3");
@@ -41,17 +41,6 @@ function composeLongrun(): { env: Record<string, string>; healthcheck: string[] 
   assert.ok(check, "the longrun service has a healthcheck test");
   assert.match(service, /^ {4}restart: unless-stopped$/m);
   return { env, healthcheck: JSON.parse(check) as string[] };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** POST /rpc on 127.0.0.1:port with a chosen Host header. */
