@@ -66,7 +66,7 @@ export async function runHuman(
 }
 
 /** An error as one line with the way out: no stack, no driver text across lines. */
-function oneLine(e: unknown): string {
+export function oneLine(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
   const message = String((e as Error)?.message ?? e).split("\n")[0]!;
   if (code === "EACCES" || code === "EPERM") return `${message}; run it as a user who may write the project's directory (its owner), or make the directory writable`;

@@ -1,17 +1,16 @@
 /**
  * `hook install` from a place that does not last (a pip virtual environment, a temporary or a
  * build directory) writes a lasting copy's path into Claude Code's settings, never the place
- * itself: the venv deleted, the installed hook still answers. In process: the lasting path and
- * the atomic copy (src/hooks/os_sandbox.ts), which program the hooks run (src/hooks/install.ts).
+ * itself: the venv deleted, the installed hook still answers. Through the binary; the lasting path,
+ * the atomic copy and which program the hooks run in process: tests/hooks/install_place_rules.test.ts.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { eventRow } from "../../src/hooks/events.ts";
-import { hookSelf } from "../../src/hooks/install.ts";
-import { osSandboxFacts, osSandboxMissing, placeExe, stableExePath } from "../../src/hooks/os_sandbox.ts";
+import { osSandboxFacts, osSandboxMissing } from "../../src/hooks/os_sandbox.ts";
 import { VERSION } from "../../src/version.ts";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
@@ -37,36 +36,6 @@ describe("the program the hooks run lasts", () => {
   let dir = "";
   beforeEach(() => (dir = tempDir()));
   afterEach(() => removeDir(dir));
-
-  test("the lasting place is $XDG_DATA_HOME/longrun/bin/longrun-<version>, else ~/.local/share/longrun/bin/…", () => {
-    assert.equal(stableExePath({ XDG_DATA_HOME: "/d" }), `/d/longrun/bin/longrun-${VERSION}`);
-    assert.equal(stableExePath({ HOME: "/home/me" }), `/home/me/.local/share/longrun/bin/longrun-${VERSION}`);
-    assert.equal(stableExePath({ HOME: "/home/me", XDG_DATA_HOME: "relative" }), `/home/me/.local/share/longrun/bin/longrun-${VERSION}`, "a relative XDG_DATA_HOME is ignored, as the spec says");
-  });
-
-  test("a compiled longrun in a venv, a temporary or a build directory is run from its lasting copy; one in a lasting place, or the sources, as they are", () => {
-    const env = { XDG_DATA_HOME: "/d" };
-    const copy = [`/d/longrun/bin/longrun-${VERSION}`];
-    assert.deepEqual(hookSelf(["/home/me/.venv/lib/python3.12/site-packages/longrun/bin/longrun"], env), copy);
-    assert.deepEqual(hookSelf(["/home/me/src/longrun/dist/longrun"], env), copy);
-    assert.deepEqual(hookSelf(["/tmp/x/longrun"], env), copy);
-    assert.deepEqual(hookSelf(["/usr/local/bin/longrun"], env), ["/usr/local/bin/longrun"]);
-    assert.deepEqual(hookSelf(["/usr/bin/bun", "/home/me/src/longrun/src/main.ts"], env), ["/usr/bin/bun", "/home/me/src/longrun/src/main.ts"]);
-  });
-
-  test("placeExe writes the copy whole with mode 0755, keeps one that holds the same bytes, and replaces one that does not", () => {
-    const src = join(dir, "src");
-    writeFileSync(src, "#!/bin/sh\necho one\n");
-    const dest = join(dir, "data", "longrun", "bin", "longrun-x");
-    assert.equal(placeExe(src, dest), true);
-    assert.equal(statSync(dest).mode & 0o777, 0o755);
-    assert.equal(readFileSync(dest, "utf8"), "#!/bin/sh\necho one\n");
-    assert.equal(placeExe(src, dest), false, "the same bytes: kept");
-    writeFileSync(src, "#!/bin/sh\necho two\n");
-    assert.equal(placeExe(src, dest), true);
-    assert.equal(readFileSync(dest, "utf8"), "#!/bin/sh\necho two\n");
-    assert.deepEqual(readdirSync(join(dir, "data", "longrun", "bin")), ["longrun-x"], "no temporary file left beside it");
-  });
 
   test("installed from a pip virtual environment, the settings name a lasting copy: the venv deleted, the hook still answers", async () => {
     requireBinary();

@@ -13,6 +13,7 @@ import { allMethods } from "../../rpc/methods/index.ts";
 import { RootRegistry } from "../../root/registry.ts";
 import { InvalidRootError, resolveRoot, rootPaths } from "../../root/root.ts";
 import type { ServerStore } from "../../store/server_config.ts";
+import { oneLine } from "../human.ts";
 
 /** Who a person's calls are made as: the host, through the command line. */
 export const PERSON: Caller = { side: "host", via: "cli" };
@@ -48,15 +49,6 @@ export function fail(t: PersonTarget, verb: string, e: unknown): number {
     process.stdout.write(JSON.stringify({ ok: false, error: err }) + "\n");
   }
   return 2;
-}
-
-function oneLine(e: unknown): string {
-  const code = (e as { code?: unknown } | null)?.code;
-  const message = String((e as Error)?.message ?? e).split("\n")[0]!;
-  if (code === "EACCES" || code === "EPERM") return `${message}; run it as a user who may write the project's directory (its owner)`;
-  if (code === "EROFS") return `${message}: the file system is read-only; run it where the project can be written`;
-  if (code === "ENOSPC") return `${message}: the disk is full; free space and run it again`;
-  return `${message}; \`longrun doctor\` checks this root`;
 }
 
 /**
