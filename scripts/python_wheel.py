@@ -15,6 +15,8 @@ local one, and a "baseline" build (runs on older CPUs) over the others. An execu
 must say the package's version (`longrun --version`) and pass the client's start check
 (`system.describe`: protocol, methods, params); one for another platform is not run.
 Install: `pip install --no-index --find-links dist/python longrun` picks this machine's wheel.
+`npm run release` runs this with `--binary` for the executable of each of its archives,
+`--no-pure --no-sdist`, into dist/release/python/ (scripts/channels.ts): one wheel per platform.
 """
 import argparse
 import hashlib

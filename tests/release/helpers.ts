@@ -5,6 +5,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rea
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { hostTarget, type Target } from "../../scripts/targets.ts";
 import { canMount, REPO, removeDir, tempDir } from "../support/helpers.ts";
 import { Server } from "../support/server.ts";
 
@@ -196,3 +197,12 @@ export class LocalServer {
 export function withOnlyEnv(env: Record<string, string>, argv: string[]): string[] {
   return ["env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
 }
+
+/** The release target this machine runs natively (scripts/targets.ts), or null when it is none. */
+export const HOST_TARGET: Target | null = (() => {
+  try {
+    return hostTarget();
+  } catch {
+    return null;
+  }
+})();

@@ -16,34 +16,32 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { NPM_DIR, npmPackageName } from "../../scripts/npm_package.ts";
-import { hostTarget } from "../../scripts/targets.ts";
+import { TARGETS } from "../../scripts/targets.ts";
 import { VERSION } from "../../src/version.ts";
 import { type RunResult, removeDir, run, tempDir } from "../support/helpers.ts";
+import { skipped } from "../support/skips.ts";
 import { Server } from "../support/server.ts";
-import { LocalServer, stdioSmoke, VERSION_LINE, which, withOnlyEnv } from "./helpers.ts";
+import { HOST_TARGET, LocalServer, stdioSmoke, VERSION_LINE, which, withOnlyEnv } from "./helpers.ts";
 
 const NPM = which("npm");
 const NPX = which("npx");
 const NODE = which("node");
-const host = (() => {
-  try {
-    return hostTarget();
-  } catch {
-    return null;
-  }
-})();
+const host = HOST_TARGET;
 const tarballs = existsSync(NPM_DIR) ? readdirSync(NPM_DIR).filter((f) => f.endsWith(".tgz")).sort() : [];
-const skip = !NPM || !NPX || !NODE
-  ? "npm, npx or node is not on PATH"
-  : tarballs.length === 0
-    ? "no npm packages here: `npm run release` writes them into dist/release/npm/ (.ci/run builds the release before the tests)"
-    : !host
-      ? `this machine (${process.platform}-${process.arch}) is not a release target`
-      : !tarballs.includes(`${npmPackageName(host).slice(1).replace("/", "-")}-${VERSION}.tgz`)
-        ? `the release in dist/release/npm/ has no package for this machine (${npmPackageName(host)})`
-        : false;
-if (skip) console.warn(`tests/release/npm: skipping: ${skip}`);
+const skip = skipped(
+  "tests/release/npm.test.ts",
+  !NPM || !NPX || !NODE
+    ? "npm, npx or node is not on PATH"
+    : tarballs.length === 0
+      ? "no npm packages here: `npm run release` writes them into dist/release/npm/ (.ci/run builds the release before the tests)"
+      : !host
+        ? `this machine (${process.platform}-${process.arch}) is not a release target`
+        : !tarballs.includes(`${npmPackageName(host).slice(1).replace("/", "-")}-${VERSION}.tgz`)
+          ? `the release in dist/release/npm/ has no package for this machine (${npmPackageName(host)})`
+          : false,
+);
 
 interface Manifest {
   name: string;
@@ -51,12 +49,43 @@ interface Manifest {
   [k: string]: unknown;
 }
 
+/** What a tarball holds: its package.json and the size and first bytes of each file under bin/. */
+interface Packed {
+  manifest: Manifest;
+  bin: Map<string, { bytes: number; head: Buffer }>;
+}
+
+/** Reads an npm pack tarball in one pass (ustar; a pax or other header is skipped over like a file). */
+function readPacked(tgz: string): Packed {
+  const b = gunzipSync(readFileSync(tgz));
+  const field = (p: number, off: number, len: number) => b.toString("utf8", p + off, p + off + len).replace(/\0[^]*$/, "");
+  let manifest: Manifest | undefined;
+  const bin = new Map<string, { bytes: number; head: Buffer }>();
+  for (let p = 0; p + 512 <= b.length && b[p] !== 0; ) {
+    const name = (field(p, 345, 155) ? `${field(p, 345, 155)}/` : "") + field(p, 0, 100);
+    const size = parseInt(field(p, 124, 12).trim() || "0", 8);
+    const type = field(p, 156, 1);
+    const data = b.subarray(p + 512, p + 512 + size);
+    if (type === "0" || type === "") {
+      if (name === "package/package.json") manifest = JSON.parse(data.toString("utf8")) as Manifest;
+      else if (name.startsWith("package/bin/")) bin.set(name.slice("package/bin/".length), { bytes: size, head: Buffer.from(data.subarray(0, 4)) });
+    }
+    p += 512 + Math.ceil(size / 512) * 512;
+  }
+  if (!manifest) throw new Error(`${tgz} holds no package/package.json`);
+  return { manifest, bin };
+}
+
+/** Each tarball of the release, read once. */
+const packed = new Map<string, Packed>();
+const packedOf = (file: string) => packed.get(file) ?? packed.set(file, readPacked(join(NPM_DIR, file))).get(file)!;
+
 /** The registry: a packument per package of the release, each version's dist pointing at its tarball here. */
 function publish(server: LocalServer): Map<string, string> {
   const fileOf = new Map<string, string>();
   for (const file of tarballs) {
     const path = join(NPM_DIR, file);
-    const manifest = JSON.parse(execFileSync("tar", ["-xzOf", path, "package/package.json"], { encoding: "utf8", maxBuffer: 1 << 20 })) as Manifest;
+    const { manifest } = packedOf(file);
     const data = readFileSync(path);
     const url = `/-/tarballs/${file}`;
     server.routes.set(url, { file: path });
@@ -163,6 +192,23 @@ describe("npm: the release's packages from a registry on 127.0.0.1", { skip }, (
     }
   });
 
+  test("when the executable dies of a signal, the launcher dies of the same signal", { skip: existsSync("/proc/self/task") ? false : "needs /proc to find the launcher's child" }, async () => {
+    const root = join(scratch, "root-killed");
+    mkdirSync(root);
+    const s = new Server({ name: "npm launcher", argv: withOnlyEnv(env, [globalBin]) }, ["serve", "--root", root]);
+    try {
+      await s.result("task.start", { description: "the executable is killed" });
+      const pid = s.child.pid!;
+      const [child] = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).map(Number);
+      assert.ok(child && readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")[1] === "serve", `the launcher's child is the executable serving (pid ${child})`);
+      process.kill(child, "SIGKILL");
+      const { code, signal } = await s.exited;
+      assert.deepEqual({ code, signal }, { code: null, signal: "SIGKILL" }, s.stderr);
+    } finally {
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL");
+    }
+  });
+
   test("npx longrun --version runs from an empty directory with a fresh npm cache", async () => {
     const dir = join(scratch, "npx-here");
     mkdirSync(dir);
@@ -188,5 +234,41 @@ describe("npm: the release's packages from a registry on 127.0.0.1", { skip }, (
     assert.equal(lines.length, 1, v.stderr);
     assert.ok(lines[0]!.includes(npmPackageName(host!)), `names the package: ${lines[0]}`);
     assert.ok(lines[0]!.includes(`${process.platform}-${process.arch}`), `names the platform: ${lines[0]}`);
+  });
+
+  test("each platform package names its os, cpu and libc and carries that platform's executable; longrun pins exactly them at its version", () => {
+    const built = JSON.parse(readFileSync(join(NPM_DIR, "..", "manifest.json"), "utf8")) as { targets: { target: string; executable_bytes: number }[] };
+    const names: string[] = [];
+    let main: Manifest | undefined;
+    for (const file of tarballs) {
+      const { manifest: m, bin } = packedOf(file);
+      assert.equal(m.version, VERSION, file);
+      if (m.name === "longrun") {
+        main = m;
+        continue;
+      }
+      const t = TARGETS.find((x) => npmPackageName(x) === m.name);
+      assert.ok(t, `${m.name} is the package of a release target`);
+      names.push(m.name);
+      assert.deepEqual([m.os, m.cpu, m.libc], [[t.platform], [t.arch], t.libc ? [t.libc] : undefined], m.name);
+      assert.deepEqual([...bin.keys()], [t.exe], `${m.name}: one executable`);
+      const exe = bin.get(t.exe)!;
+      assert.equal(exe.bytes, built.targets.find((x) => x.target === t.name)?.executable_bytes, `${m.name}: the archive's executable`);
+      const magic = ({ linux: "7f454c46", darwin: "cffaedfe", win32: "4d5a" } as Record<string, string>)[t.platform]!;
+      assert.equal(exe.head.subarray(0, magic.length / 2).toString("hex"), magic, `${m.name}: an ELF, Mach-O or PE executable for ${t.platform}`);
+    }
+    assert.ok(main, "the package longrun");
+    assert.deepEqual(main.optionalDependencies, Object.fromEntries(names.sort().map((n) => [n, VERSION])));
+    assert.deepEqual(main.bin, { longrun: "bin/longrun.js" });
+    assert.equal(main.dependencies, undefined, "nothing but the platform packages");
+  });
+
+  test("npm pack of longrun's package again gives the same bytes (the tarballs are reproducible)", async () => {
+    const dir = join(scratch, "repack");
+    mkdirSync(join(dir, "out"), { recursive: true });
+    execFileSync("tar", ["-xzf", join(NPM_DIR, `longrun-${VERSION}.tgz`), "-C", dir]);
+    const r = await npm(["pack", join(dir, "package"), "--pack-destination", join(dir, "out"), "--ignore-scripts", "--silent"], dir);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(readFileSync(join(dir, "out", `longrun-${VERSION}.tgz`)), readFileSync(join(NPM_DIR, `longrun-${VERSION}.tgz`)));
   });
 });

@@ -15,10 +15,10 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { hostTarget } from "../../scripts/targets.ts";
 import { VERSION } from "../../src/version.ts";
 import { REPO, removeDir, run, type RunResult, tempDir } from "../support/helpers.ts";
-import { LocalServer, VERSION_LINE, which, withOnlyEnv } from "./helpers.ts";
+import { skipped } from "../support/skips.ts";
+import { HOST_TARGET, LocalServer, VERSION_LINE, which, withOnlyEnv } from "./helpers.ts";
 
 const PYTHON_DIR = join(REPO, "dist", "release", "python");
 const PYTHON = which("python3");
@@ -34,28 +34,39 @@ const TAG: Record<string, RegExp> = {
   "windows-x64": /^win_amd64$/,
 };
 
-const host = (() => {
-  try {
-    return hostTarget();
-  } catch {
-    return null;
-  }
-})();
+const host = HOST_TARGET;
 const wheels = existsSync(PYTHON_DIR) ? readdirSync(PYTHON_DIR).filter((f) => f.endsWith(".whl")).sort() : [];
 const tagOf = (wheel: string) => wheel.replace(/\.whl$/, "").split("-").at(-1)!;
 const hostWheel = host ? wheels.find((w) => TAG[host.name]!.test(tagOf(w))) : undefined;
-const skip = !PYTHON
-  ? "python3 is not on PATH"
-  : spawnSync(PYTHON, ["-c", "import ensurepip, venv"]).status !== 0
-    ? "python3 cannot make a venv with pip here (Debian: apt-get install python3-venv)"
-    : wheels.length === 0
-      ? "no wheels here: `npm run release` writes them into dist/release/python/ (.ci/run builds the release before the tests)"
-      : !host
-        ? `this machine (${process.platform}-${process.arch}) is not a release target`
-        : !hostWheel
-          ? `dist/release/python/ has no wheel for this machine (${host.name})`
-          : false;
-if (skip) console.warn(`tests/release/pip: skipping: ${skip}`);
+const skip = skipped(
+  "tests/release/pip.test.ts",
+  !PYTHON
+    ? "python3 is not on PATH"
+    : spawnSync(PYTHON, ["-c", "import ensurepip, venv"]).status !== 0
+      ? "python3 cannot make a venv with pip here (Debian: apt-get install python3-venv)"
+      : wheels.length === 0
+        ? "no wheels here: `npm run release` writes them into dist/release/python/ (.ci/run builds the release before the tests)"
+        : !host
+          ? `this machine (${process.platform}-${process.arch}) is not a release target`
+          : !hostWheel
+            ? `dist/release/python/ has no wheel for this machine (${host.name})`
+            : false,
+);
+
+/** What each wheel (argv) says of itself: WHEEL's Tag, METADATA's Requires-Dist, its console scripts, its executables' names, sizes and first bytes. */
+const WHEEL_FACTS = `
+import json, sys, zipfile
+out = {}
+for path in sys.argv[1:]:
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        text = lambda suffix: next((z.read(n).decode() for n in names if n.endswith(suffix) and ".dist-info/" in n), "")
+        exe = [{"name": n, "bytes": z.getinfo(n).file_size, "head": z.open(n).read(4).hex()} for n in names if n.startswith("longrun/bin/")]
+        out[path] = {"tag": next((l[5:] for l in text("/WHEEL").splitlines() if l.startswith("Tag: ")), ""),
+                     "requires": [l for l in text("/METADATA").split("\\n\\n")[0].splitlines() if l.startswith("Requires-Dist:")],
+                     "scripts": text("/entry_points.txt"), "exe": exe}
+print(json.dumps(out))
+`;
 
 /** A PEP 503 simple index of `wheels`: /simple/, /simple/longrun/ with each file's sha256, the files under /files/. */
 function simpleIndex(server: LocalServer): void {
@@ -142,5 +153,27 @@ describe("pip: the release's wheels from a simple index on 127.0.0.1", { skip },
     const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { binary: string; mode: string; refused: string | null };
     assert.ok(out.binary.startsWith(venv + "/"), `the bundled executable: ${out.binary}`);
     assert.deepEqual({ mode: out.mode, refused: out.refused }, { mode: "read_only", refused: "read_only" });
+  });
+
+  test("each wheel is py3-none-<its executable's platform>, carries that executable and the longrun command, and requires nothing", () => {
+    const built = JSON.parse(readFileSync(join(PYTHON_DIR, "..", "manifest.json"), "utf8")) as { targets: { target: string; executable_bytes: number }[] };
+    const read = spawnSync(PYTHON!, ["-c", WHEEL_FACTS, ...wheels.map((w) => join(PYTHON_DIR, w))], { encoding: "utf8", maxBuffer: 1 << 24 });
+    assert.equal(read.status, 0, read.stderr);
+    const facts = JSON.parse(read.stdout) as Record<string, { tag: string; requires: string[]; scripts: string; exe: { name: string; bytes: number; head: string }[] }>;
+    const seen: string[] = [];
+    for (const w of wheels) {
+      const f = facts[join(PYTHON_DIR, w)]!;
+      const target = Object.keys(TAG).find((t) => TAG[t]!.test(tagOf(w)));
+      assert.ok(target, `${w}: a release target's tag`);
+      seen.push(target);
+      assert.equal(f.tag, `py3-none-${tagOf(w)}`, `${w}: WHEEL's Tag`);
+      assert.deepEqual(f.requires, [], `${w}: no Requires-Dist`);
+      assert.match(f.scripts, /^longrun = longrun\.__main__:main$/m, `${w}: the longrun command`);
+      const exe = target === "windows-x64" ? "longrun/bin/longrun.exe" : "longrun/bin/longrun";
+      assert.deepEqual(f.exe.map((e) => e.name), [exe], `${w}: one executable`);
+      assert.equal(f.exe[0]!.bytes, built.targets.find((t) => t.target === target)?.executable_bytes, `${w}: the archive's executable`);
+      assert.ok(f.exe[0]!.head.startsWith(target.startsWith("linux") ? "7f454c46" : target.startsWith("darwin") ? "cffaedfe" : "4d5a"), `${w}: an executable for ${target}`);
+    }
+    assert.equal(new Set(seen).size, seen.length, "one wheel per platform");
   });
 });
