@@ -54,7 +54,7 @@ export interface StateStore {
    * Runs `fn` as one write transaction, one writer at a time across processes: everything it
    * saves commits together when it returns, or nothing does when it (or the commit) throws.
    */
-  transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>;
+  transact<T>(fn: (tx: StateTx) => Promise<T>, options?: TransactOptions): Promise<T>;
   /** Any task of the root by id, `null` when there is none. */
   loadTask(taskId: string): Promise<TaskState | null>;
   /** Every task of the root, newest first, with which one is current. */
@@ -65,6 +65,19 @@ export interface StateStore {
    * the checkpoint still goes to the pending file. Null when this process has seen none.
    */
   lastKnown?(): TaskState | null;
+}
+
+export interface TransactOptions {
+  /**
+   * `fn` only loads the current task, saves it once and saves memory records with it (a
+   * checkpoint): the store may run it on the task as it last saw it, without waiting for the
+   * lock, and commit what it saved in one step only if that task is still the stored one,
+   * unchanged (on a server: one request instead of one per statement). When it is not, when `fn`
+   * refuses on the merits (it saw a task that may no longer be current) or does anything else,
+   * nothing is written and `fn` runs again as a plain transaction; any other failure is thrown as
+   * the transaction's. So the outcome is always a transaction's.
+   */
+  optimistic?: boolean;
 }
 
 export interface TaskSummary {

@@ -17,6 +17,7 @@ import { classifyDriver, classifyStorage } from "./fault.ts";
 import { releaseStatements, SyncDb } from "./local.ts";
 import { WriterClient } from "./writer_client.ts";
 import { WalIndexWatch } from "./change_detector.ts";
+import type { SqlStep } from "./sql.ts";
 
 export type { InArgs, ResultRows, Row, ScriptStep } from "./types.ts";
 
@@ -49,6 +50,8 @@ interface Backend {
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements known in advance, in one write transaction, in one trip. */
   script(steps: ScriptStep[]): Promise<ResultRows[]>;
+  /** `SqlConn.batch` on this thread's connection: null when a `check` step found no row (nothing written). */
+  batchHere(steps: readonly SqlStep[]): Promise<ResultRows[] | null>;
   /** Whether `run`/`write` and `read`/`writeHere` use different connections (and so two queues). */
   readonly split: boolean;
   close(): Promise<void>;
@@ -68,6 +71,26 @@ async function inlineWrite<T>(db: SyncDb, fn: (tx: Tx) => Promise<T>): Promise<T
 }
 
 const norm = (stmt: Stmt | string): Stmt => (typeof stmt === "string" ? { sql: stmt } : stmt);
+
+const UNCHANGED = Symbol("a check step found no row");
+
+/** `SqlConn.batch` on a connection of this thread: the steps in one transaction, rolled back at a `check` step that finds no row. */
+async function guardedBatch(db: SyncDb, steps: readonly SqlStep[]): Promise<ResultRows[] | null> {
+  try {
+    return await inlineWrite(db, async (tx) => {
+      const out: ResultRows[] = [];
+      for (const step of steps) {
+        const rs = await tx.execute({ sql: step.sql, args: step.args });
+        if (step.check && rs.rows.length === 0) throw UNCHANGED;
+        out.push(rs);
+      }
+      return out;
+    });
+  } catch (e) {
+    if (e === UNCHANGED) return null;
+    throw e;
+  }
+}
 
 /** A local database on this thread (one-shot processes, the search Worker). */
 class InlineBackend implements Backend {
@@ -94,6 +117,9 @@ class InlineBackend implements Backend {
   script(steps: ScriptStep[]): Promise<ResultRows[]> {
     return inlineWrite(this.db, (tx) => runScript(steps, (sql, args) => tx.execute({ sql, args })));
   }
+  batchHere(steps: readonly SqlStep[]) {
+    return guardedBatch(this.db, steps);
+  }
   close() {
     this.db.close();
     return Promise.resolve();
@@ -109,6 +135,9 @@ class WorkerBackend implements Backend {
   }
   script(steps: ScriptStep[]): Promise<ResultRows[]> {
     return this.writer.script(this.conn, steps);
+  }
+  batchHere(steps: readonly SqlStep[]) {
+    return guardedBatch(this.reader, steps);
   }
   run(sql: string, args: InArgs) {
     return this.writer.run(this.conn, sql, args);
@@ -148,6 +177,9 @@ class RemoteBackend implements Backend {
   }
   script(steps: ScriptStep[]): Promise<ResultRows[]> {
     return this.write((tx) => runScript(steps, (sql, args) => tx.execute({ sql, args })));
+  }
+  async batchHere(steps: readonly SqlStep[]): Promise<ResultRows[] | null> {
+    return (await this.session.batch(steps))?.map(toRows) ?? null;
   }
   async run(sql: string, args: InArgs): Promise<ResultRows> {
     return toRows(await this.session.execute(sql, args));
@@ -351,6 +383,15 @@ export class Database {
   /** A write transaction on this thread's connection (the task state: short, and read at once by the gate). */
   writeHere<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.#enqueueHere(() => this.#backend.writeHere(fn));
+  }
+
+  /**
+   * Statements known in advance in one write transaction on this thread's connection (on a
+   * server: one request), each step's rows; null when a `check` step found no row, and then
+   * nothing of it was written (`SqlConn.batch`).
+   */
+  batchHere(steps: readonly SqlStep[]): Promise<ResultRows[] | null> {
+    return this.#enqueueHere(() => this.#backend.batchHere(steps));
   }
 
   /** Runs statements in one write transaction, all or nothing. */

@@ -11,5 +11,6 @@ export function libsqlConn(db: Database): SqlConn {
     dataVersion: () => db.dataVersion(),
     dataVersionNow: () => db.dataVersionNow(),
     write: (fn) => db.writeHere((tx) => fn({ run: async (sql, args = []) => (await tx.execute({ sql, args: [...args] })).rows as unknown as SqlRow[] })),
+    batch: async (steps) => (await db.batchHere(steps))?.map((rs) => rs.rows as unknown as SqlRow[]) ?? null,
   };
 }

@@ -3,10 +3,13 @@
  * per-call hook can use it too): the client, a write transaction, and the task state's `SqlConn`,
  * whose failures are classified by db/fault.ts (`classifyRemote`).
  */
-import { type Client, createClient, type InValue, type ResultSet } from "@libsql/client/web";
+import { type Client, createClient, type InStatement, type InValue, type ResultSet, type Row } from "@libsql/client/web";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { classifyRemote } from "./fault.ts";
-import type { SqlArg, SqlConn, SqlRow } from "./sql.ts";
+import type { SqlArg, SqlConn, SqlRow, SqlStep } from "./sql.ts";
+
+/** What a read or a write answers: the rows (by column name and by position), and what a write changed. */
+export type Answer = Pick<ResultSet, "rows" | "rowsAffected" | "lastInsertRowid">;
 
 export function openClient(url: string, authToken?: string): Client {
   return createClient({ url, authToken });
@@ -16,6 +19,22 @@ export function openClient(url: string, authToken?: string): Client {
 const SEQ_TABLE = "CREATE TABLE IF NOT EXISTS write_seq (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)";
 const SEQ_BUMP = "INSERT INTO write_seq(id, n) VALUES (1, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1 RETURNING n";
 const SEQ_READ = "SELECT COALESCE((SELECT n FROM write_seq WHERE id = 1), 0) AS n";
+/**
+ * A batch's `check` step (`SqlStep.check`) as a statement that fails when the check finds no row:
+ * it inserts a row that write_seq's CHECK refuses, so the batch stops there and rolls back. (Not
+ * `changes()` of the step before: a write after an FTS5 insert makes FTS5 flush first, which
+ * changes it.)
+ */
+const stopUnless = (check: string) => `INSERT INTO write_seq(id, n) SELECT 0, 0 WHERE NOT EXISTS (${check})`;
+
+/**
+ * A plain SELECT (no ORDER BY, whose order a join would not keep) read in one statement with the
+ * counter: every row of the query with `__row` set, or one row with `__row` NULL when it has none.
+ */
+const ONE_STATEMENT_READ = /^\s*SELECT\b/i;
+const ORDERED = /\bORDER\s+BY\b/i;
+const withSeq = (sql: string) =>
+  `SELECT q.*, s.n AS __seq FROM (${SEQ_READ}) s LEFT JOIN (SELECT *, 1 AS __row FROM (${sql})) q`;
 
 /** How long a read waits for a replica to catch up with this runner's own writes before asking the primary. */
 const CATCH_UP_MS = 2_000;
@@ -72,18 +91,29 @@ export class RemoteSession {
   }
 
   /** One statement: a read (never older than this runner's writes) or a write (in its own transaction). */
-  execute(sql: string, args: readonly unknown[] = []): Promise<ResultSet> {
+  execute(sql: string, args: readonly unknown[] = []): Promise<Answer> {
     return READ_SQL.test(sql) ? this.read(sql, args) : this.write((run) => run(sql, args));
   }
 
-  async read(sql: string, args: readonly unknown[] = []): Promise<ResultSet> {
+  /**
+   * A read never older than this runner's writes, in one request: a plain SELECT as one statement
+   * that also reads the counter (`withSeq`; the gate's read, as cheap as a statement gets), any
+   * other read in a read transaction with the counter.
+   */
+  async read(sql: string, args: readonly unknown[] = []): Promise<Answer> {
     const want = this.#mine();
     if (want === 0) return this.client.execute({ sql, args: [...args] as InValue[] });
+    const single = ONE_STATEMENT_READ.test(sql) && !ORDERED.test(sql);
     const deadline = Date.now() + CATCH_UP_MS;
     for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
       try {
-        const [seq, rs] = await this.client.batch([SEQ_READ, { sql, args: [...args] as InValue[] }], "read");
-        if (Number(seq!.rows[0]!.n) >= want) return rs!;
+        if (single) {
+          const rs = await this.client.execute({ sql: withSeq(sql), args: [...args] as InValue[] });
+          if (Number(rs.rows[0]?.__seq ?? 0) >= want) return withoutSeq(rs);
+        } else {
+          const [seq, rs] = await this.client.batch([SEQ_READ, { sql, args: [...args] as InValue[] }], "read");
+          if (Number(seq!.rows[0]!.n) >= want) return rs!;
+        }
       } catch (e) {
         // a replica that has not even replicated the counter yet is behind too
         if (!/no such table: write_seq/.test(String((e as Error)?.message))) throw e;
@@ -94,6 +124,35 @@ export class RemoteSession {
     // the replica is far behind: the primary answers (a write-mode batch is forwarded to it)
     const [, rs] = await this.client.batch([SEQ_READ, { sql, args: [...args] as InValue[] }], "write");
     return rs!;
+  }
+
+  /**
+   * `SqlConn.batch`: the steps in one write transaction in one request (a write-mode batch: each
+   * step runs only if the one before it succeeded, and the COMMIT only if the last did), with the
+   * counter moved on; each step's answer, or null when a `check` step found no row (its
+   * `stopUnless` failed, so nothing was written).
+   */
+  async batch(steps: readonly SqlStep[]): Promise<Answer[] | null> {
+    await this.#prepare();
+    const stmts: InStatement[] = [];
+    const at: number[] = [];
+    const stops = new Set<number>();
+    for (const step of steps) {
+      if (step.check) stops.add(stmts.length);
+      at.push(stmts.length);
+      stmts.push({ sql: step.check ? stopUnless(step.sql) : step.sql, args: [...step.args] as InValue[] });
+    }
+    stmts.push(SEQ_BUMP);
+    let out: ResultSet[];
+    try {
+      out = await this.client.batch(stmts, "write");
+    } catch (e) {
+      const failed = e as { statementIndex?: unknown; code?: unknown };
+      if (typeof failed.statementIndex === "number" && stops.has(failed.statementIndex) && /CONSTRAINT/.test(String(failed.code))) return null;
+      throw e;
+    }
+    this.#wrote(Number(out[out.length - 1]!.rows[0]!.n));
+    return at.map((i) => out[i]!);
   }
 
   /** Runs `fn` in one write transaction: committed (with the counter moved on) when it returns, rolled back when it throws. */
@@ -125,7 +184,7 @@ export class RemoteSession {
  * cache, so it can never let a write through on a lease the server no longer holds.
  */
 export function remoteConn(session: RemoteSession, url: string): SqlConn {
-  const rows = (rs: ResultSet) => rs.rows as unknown as SqlRow[];
+  const rows = (rs: Answer) => rs.rows as unknown as SqlRow[];
   const guard = async <T>(op: () => Promise<T>): Promise<T> => {
     try {
       return await op();
@@ -136,5 +195,24 @@ export function remoteConn(session: RemoteSession, url: string): SqlConn {
   return {
     run: (sql: string, args: readonly SqlArg[] = []) => guard(async () => rows(await session.execute(sql, args))),
     write: (fn) => guard(() => session.write((run) => fn({ run: async (sql, args = []) => rows(await run(sql, args)) }))),
+    batch: (steps) => guard(async () => (await session.batch(steps))?.map(rows) ?? null),
   };
+}
+
+/** `withSeq`'s answer as the query's own: its rows without `__row` and `__seq` (none when `__row` is NULL). */
+function withoutSeq(rs: ResultSet): Answer {
+  const columns = rs.columns.slice(0, -2);
+  const out: Row[] = [];
+  for (const r of rs.rows) {
+    if (r.__row === null || r.__row === undefined) continue;
+    const row = {} as Row;
+    Object.defineProperty(row, "length", { value: columns.length });
+    columns.forEach((name, i) => {
+      // as @libsql/client makes its rows: positions hidden, the first column of a name by name
+      Object.defineProperty(row, i, { value: r[i] });
+      if (!Object.hasOwn(row, name)) Object.defineProperty(row, name, { value: r[i], enumerable: true, configurable: true, writable: true });
+    });
+    out.push(row);
+  }
+  return { rows: out, rowsAffected: 0, lastInsertRowid: undefined };
 }

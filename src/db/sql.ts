@@ -18,5 +18,19 @@ export interface SqlConn extends SqlExec {
   dataVersionNow?(): number | null;
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back when it throws. */
   write<T>(fn: (tx: SqlExec) => Promise<T>): Promise<T>;
+  /**
+   * Statements known in advance in one write transaction, sent in one trip where the connection
+   * has trips (a server: one request): each step's rows, or null when a `check` step found no
+   * row, and then nothing of the batch was written. Absent where there is no such path.
+   */
+  batch?(steps: readonly SqlStep[]): Promise<SqlRow[][] | null>;
+}
+
+/** One statement of `SqlConn.batch`. */
+export interface SqlStep {
+  sql: string;
+  args: readonly SqlArg[];
+  /** A SELECT that must find a row (the condition of a compare-and-set): when it finds none, the whole batch is undone. */
+  check?: boolean;
 }
 

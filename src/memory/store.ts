@@ -17,11 +17,12 @@ import type {
   SearchPage,
 } from "../core/ports.ts";
 import { type BlobStore, sha256Hex } from "../store/blobs.ts";
-import type { SqlExec } from "../db/sql.ts";
+import type { SqlExec, SqlStep } from "../db/sql.ts";
 import type { Database, ScriptStep, Tx } from "../db/database.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { indexColumns } from "./segment.ts";
 import { indexSteps, sliceOf } from "./slices.ts";
+import type { PlannedSave } from "../store/state_batch.ts";
 
 export interface Searcher {
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
@@ -39,7 +40,8 @@ export interface LibsqlMemoryOptions {
 }
 
 /** The number of the last memory ever saved (numbers are never reused). */
-const LAST_SEQ_SQL = "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0) AS n";
+const LAST_SEQ = "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0)";
+const LAST_SEQ_SQL = `SELECT ${LAST_SEQ} AS n`;
 
 type Row = Record<string, unknown>;
 
@@ -67,6 +69,8 @@ export class LibsqlMemory implements MemoryStore {
   readonly #searcher: Searcher;
   readonly #crash: CrashPoint;
   readonly #sliceSize: number;
+  /** The highest memory number this process saw saved: the next one is what a planned save takes (`planIn`). */
+  #lastSeq: number | null = null;
 
   constructor(options: LibsqlMemoryOptions) {
     this.#sliceSize = options.sliceSize;
@@ -134,6 +138,7 @@ export class LibsqlMemory implements MemoryStore {
           if (attempt < 8 && /UNIQUE constraint failed: memories\.seq/.test(String((e as Error)?.message))) continue;
           throw e;
         }
+        this.#saw(last + recs.length);
         this.#crash("memory.after_commit");
         return recs.map((_, i) => memoryId(last + 1 + i));
       }
@@ -160,6 +165,42 @@ export class LibsqlMemory implements MemoryStore {
       discard();
       throw e;
     }
+  }
+
+  /**
+   * A save as statements of a caller's batch (an optimistic checkpoint, store/state_batch.ts):
+   * the record takes the number after the highest this process saw saved (plus `nth` for the
+   * batch's later saves), checked in the batch (a `check`: else it is undone) to be still the
+   * next one, never used, with the dedupe key unused. The first plan of a
+   * root reads the last number. Null when it cannot be planned: a long body (its blob is written
+   * before the transaction), or a number past the root's limit (a plain save refuses it).
+   */
+  async planIn(rec: NewMemory, nth: number): Promise<PlannedSave | null> {
+    this.#lastSeq ??= Number((await this.#db.read(LAST_SEQ_SQL)).rows[0]!.n); // once per root, then known from its own saves
+    checkLength("title", rec.title, LIMITS.short_text_chars);
+    checkLength("content", rec.content, LIMITS.memory_content_chars);
+    if (rec.keywords.length > LIMITS.list_items) throw new LimitExceededError("keywords", LIMITS.list_items, rec.keywords.length, "items");
+    const bytes = new TextEncoder().encode(rec.content);
+    if (bytes.length > INLINE_BODY_BYTES) return null;
+    const seq = this.#lastSeq + 1 + nth;
+    if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) return null; // refused as a plain save refuses it
+    const p: Prepared = { bytes, sha256: sha256Hex(bytes), rawRef: null, createdAt: new Date().toISOString(), keywords: JSON.stringify(rec.keywords) };
+    const [type, title, content, keywords, taskId, ...rest] = rowArgs(rec, p);
+    const steps: SqlStep[] = [
+      { sql: `SELECT 1 WHERE ${LAST_SEQ} = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE dedupe_key = ?)`, args: [seq - 1, rec.dedupe_key ?? null], check: true },
+      {
+        sql: "INSERT INTO memories(seq, type, title, content, keywords, task_id, dedupe_key, raw_ref, sha256, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        args: [seq, type, title, content, keywords, taskId, rec.dedupe_key ?? null, ...rest],
+      },
+      ...indexSteps(seq, this.#sliceSize, indexColumns(rec)),
+    ];
+    this.#crash("memory.before_commit");
+    const record: MemoryRecord = { id: memoryId(seq), type: rec.type, title: rec.title, content: rec.content, keywords: [...rec.keywords], task_id: rec.task_id ?? null, created_at: p.createdAt, raw_ref: null, sha256: p.sha256, size: bytes.length };
+    return { steps, result: { record, created: true }, committed: () => this.#saw(seq) };
+  }
+
+  #saw(seq: number): void {
+    if (this.#lastSeq === null || seq > this.#lastSeq) this.#lastSeq = seq;
   }
 
   /** Checks the limits and writes a long body's blob: before any transaction. */
@@ -189,6 +230,7 @@ export class LibsqlMemory implements MemoryStore {
     }
     // the number of records ever saved is the new row's sequence number; checkpoints and outcomes are never refused
     const seq = Number(row.seq);
+    this.#saw(seq);
     if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) {
       throw new LimitExceededError("memories_per_root", LIMITS.memories_per_root, seq, "memories");
     }

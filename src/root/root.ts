@@ -191,6 +191,8 @@ export class Root {
   /** Orphan collections in flight (close waits for each to reach its next step). */
   readonly #collecting = new Set<Promise<void>>();
   readonly #onClose = new Set<() => void>();
+  /** Stops the timer of this root's runs (wakes, time budgets, stale owners), once started. */
+  #stopWaker: (() => Promise<void>) | null = null;
 
   private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions, server: ServerStore | null = null) {
     const clock = options.clock ?? systemClock;
@@ -206,7 +208,7 @@ export class Root {
     const memory = this.memory;
     // a server's `PRAGMA data_version` belongs to whichever of its connections answers, so the
     // state of a root on a server is read afresh each time (one round trip), never from a cache
-    this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), cache: !server });
+    this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), planMemory: (rec, nth) => memory.planIn(rec, nth), cache: !server });
     this.runs = new RunLedger({ db, blobs, clock, crash });
     this.deliverables = new Deliverables({ db, blobs, clock, crash });
     this.contract = new TaskContract({
@@ -287,6 +289,16 @@ export class Root {
     return run;
   }
 
+  /**
+   * Acts on time for this root's runs while it is open (src/ledger/waker.ts): wakes parked runs
+   * whose wake_at came, acts on time budgets, records stale owners; what fell due while no process
+   * ran happens now. Servers call it once a root is open; closing the root stops it.
+   */
+  wakeRuns(): void {
+    if (this.#closed || this.#stopWaker) return;
+    this.#stopWaker = this.runs.startWaker();
+  }
+
   /** Resolves after `ms`, or as soon as the root closes. */
   #afterOrClose(ms: number): Promise<void> {
     return new Promise((resolve) => {
@@ -323,6 +335,7 @@ export class Root {
     // a collection waiting to start starts now and, like one in flight, stops at its next step
     for (const go of [...this.#onClose]) go();
     await Promise.all(this.#collecting);
+    await this.#stopWaker?.();
     await this.#searcher.close();
     if (this.server) return this.db.close();
     // fold the WAL into memory.db on a clean close, so the file alone is the whole memory

@@ -103,7 +103,7 @@ export class FilePendingStore implements PendingStore {
 
   lost(): boolean {
     try {
-      return statSync(this.path).size === 0;
+      return statSync(this.path, { throwIfNoEntry: false })?.size === 0;
     } catch {
       return false;
     }

@@ -1,7 +1,9 @@
 /**
  * The task state in the root's database, beside memory and the run ledger: table `tasks` (one row
  * per task, its state as JSON and its version), the root's current task named in `root_meta`.
- * A checkpoint's memory record and its state change commit in one transaction. Every state write
+ * A checkpoint's memory record and its state change commit in one transaction: drafted from the
+ * task as last seen and sent as one batch, checked at commit (state_batch.ts; on a server one
+ * request), else under the lock like any other. Every state write
  * is a compare-and-swap on the current task's version inside a write transaction (BEGIN
  * IMMEDIATE: one writer at a time, across processes). Reads take no lock (WAL); on a libSQL
  * connection they are answered from a cache checked against the connection's `dataVersion`: for a
@@ -10,14 +12,15 @@
  * never a stale answer.
  */
 import { ConflictError, NotFoundError, StateCorruptError } from "../core/errors.ts";
-import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx, TaskSummary } from "../core/ports.ts";
+import type { Clock, CrashPoint, NewMemory, SaveResult, StateStore, StateTx, TaskSummary, TransactOptions } from "../core/ports.ts";
 import type { TaskState } from "../core/task.ts";
 import { renameSync } from "node:fs";
 import { RUN_ID } from "../core/ids.ts";
 import { lockHolder } from "./lock_holder.ts";
 import { isBusyError } from "../db/fault.ts";
-import type { SqlConn, SqlExec } from "../db/sql.ts";
+import type { SqlConn, SqlExec, SqlStep } from "../db/sql.ts";
 import { decodeState } from "./state_codec.ts";
+import { type PlannedSave, runAsBatch, type SeenState } from "./state_batch.ts";
 
 /** The schema version of memory.db that holds task state (older roots keep it in `.longrun/state.json`). */
 export const STATE_IN_DB_VERSION = 3;
@@ -43,6 +46,8 @@ export interface DbStateStoreOptions {
   crash?: CrashPoint;
   /** Saves a memory record inside the state's transaction; absent where memory is not open (the gate). */
   saveMemory?: (tx: SqlExec, record: NewMemory) => Promise<{ result: SaveResult; discard: () => void }>;
+  /** The `nth` memory save of an optimistic transaction's batch as statements (state_batch.ts); null when it cannot be planned. */
+  planMemory?: (record: NewMemory, nth: number) => Promise<PlannedSave | null>;
   /** Cache reads against the connection's `dataVersion` (a long-lived connection); off for one-shot use. */
   cache?: boolean;
 }
@@ -56,8 +61,9 @@ interface Row {
 export class DbStateStore implements StateStore {
   readonly path: string;
   readonly #o: DbStateStoreOptions;
-  #cache: { dv: number; state: TaskState | null } | null = null;
-  #lastKnown: TaskState | null = null;
+  #cache: { dv: number; state: TaskState | null; text: string } | null = null;
+  /** The current task as this process last read or committed it, with its stored text. */
+  #seen: SeenState | null = null;
 
   constructor(options: DbStateStoreOptions) {
     this.path = options.path;
@@ -65,17 +71,17 @@ export class DbStateStore implements StateStore {
   }
 
   lastKnown(): TaskState | null {
-    return this.#lastKnown;
+    return this.#seen?.state ?? null;
   }
 
   async load(): Promise<TaskState | null> {
-    if (!this.#o.cache) return (this.#lastKnown = await this.#read(this.#o.conn));
+    if (!this.#o.cache) return (this.#seen = await this.#read(this.#o.conn))?.state ?? null;
     const conn = this.#o.conn;
     const dv = conn.dataVersion ? await conn.dataVersion() : Number((await conn.run("PRAGMA data_version"))[0]?.data_version ?? -1);
     if (this.#cache && this.#cache.dv === dv) return this.#cache.state;
-    const state = await this.#read(this.#o.conn);
-    this.#cache = { dv, state: state && deepFreeze(state) };
-    this.#lastKnown = this.#cache.state;
+    const seen = await this.#read(this.#o.conn);
+    this.#cache = { dv, state: seen && deepFreeze(seen.state), text: seen?.text ?? "" };
+    this.#seen = seen;
     return this.#cache.state;
   }
 
@@ -154,22 +160,25 @@ export class DbStateStore implements StateStore {
     });
   }
 
-  async #read(x: SqlExec): Promise<TaskState | null> {
+  async #read(x: SqlExec): Promise<SeenState | null> {
     const row = await this.#current(x);
     if (!row) return null;
-    return decodeState(row.state, `${this.path} (task ${row.task_id})`, this.#o.clock.now()).state;
+    return { state: decodeState(row.state, `${this.path} (task ${row.task_id})`, this.#o.clock.now()).state, text: row.state };
   }
 
-  async transact<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+  async transact<T>(fn: (tx: StateTx) => Promise<T>, options: TransactOptions = {}): Promise<T> {
+    if (options.optimistic) {
+      const done = await this.#asBatch(fn);
+      if (done) return done.out;
+    }
     const discards: (() => void)[] = [];
-    let saved: TaskState | null = null;
+    let saved: SeenState | null = null;
     try {
       const out = await this.#o.conn.write((x) =>
         fn({
-          load: () => this.#read(x),
+          load: async () => (await this.#read(x))?.state ?? null,
           save: async (state, expected) => {
-            await this.#save(x, state, expected);
-            saved = state;
+            saved = { state, text: await this.#save(x, state, expected) };
           },
           quarantine: () => this.#quarantine(x),
           loadTask: (taskId) => this.#readTask(x, taskId),
@@ -190,7 +199,7 @@ export class DbStateStore implements StateStore {
         })
       );
       this.#cache = null; // this connection's own commit does not move data_version
-      if (saved) this.#lastKnown = saved;
+      if (saved) this.#seen = saved;
       return out;
     } catch (e) {
       this.#cache = null;
@@ -198,6 +207,44 @@ export class DbStateStore implements StateStore {
       if (isBusyError(e)) throw this.#busy(e);
       throw e;
     }
+  }
+
+  /**
+   * `fn` on the task as this process last saw it, what it saves in one batch that commits only if
+   * that task is still the stored one (state_batch.ts); null when it must run as a plain
+   * transaction (nothing written), also when this connection has no batch or memory no plan.
+   */
+  async #asBatch<T>(fn: (tx: StateTx) => Promise<T>): Promise<{ out: T } | null> {
+    const { conn, planMemory } = this.#o;
+    const seen = this.#seen;
+    if (!conn.batch || !planMemory || !seen) return null;
+    try {
+      const done = await runAsBatch(fn, { batch: (steps) => conn.batch!(steps), seen, planMemory, casSteps: (state, text, from) => this.#casSteps(state, text, from) });
+      this.#cache = null;
+      this.#seen = done ? done.saved : null;
+      return done;
+    } catch (e) {
+      this.#cache = null;
+      this.#seen = null;
+      if (isBusyError(e)) throw this.#busy(e);
+      throw e;
+    }
+  }
+
+  /** The current task replaced by `state` only if it is still stored as `from` (its text, byte for byte), current and readable. */
+  #casSteps(state: TaskState, text: string, from: SeenState): SqlStep[] {
+    return [
+      {
+        sql: `SELECT 1 FROM tasks WHERE task_id = ? AND version = ? AND state = ? AND task_id = (SELECT value FROM root_meta WHERE key = ?)
+              AND NOT EXISTS (SELECT 1 FROM root_meta WHERE key = ?)`,
+        args: [from.state.task_id, from.state.version, from.text, CURRENT_TASK, LEGACY_CORRUPT],
+        check: true,
+      },
+      {
+        sql: "UPDATE tasks SET state = ?, version = ?, status = ?, updated_at = ? WHERE task_id = ?",
+        args: [text, state.version, state.status, this.#o.clock.now().toISOString(), state.task_id],
+      },
+    ];
   }
 
   /** Another process kept the database's write lock past the busy timeout: say who, if we can tell. */
@@ -210,8 +257,10 @@ export class DbStateStore implements StateStore {
     );
   }
 
-  async #save(x: SqlExec, state: TaskState, expected: number | null): Promise<void> {
+  /** Writes `state` as the current task if it is still at `expected`; returns the text stored. */
+  async #save(x: SqlExec, state: TaskState, expected: number | null): Promise<string> {
     const at = this.#o.clock.now().toISOString();
+    const text = JSON.stringify(state);
     if (expected !== null) {
       // the common case, one statement: the same task, compared and swapped on its version
       const done = await x.run(
@@ -219,9 +268,9 @@ export class DbStateStore implements StateStore {
          WHERE task_id = ? AND version = ? AND task_id = (SELECT value FROM root_meta WHERE key = ?)
            AND NOT EXISTS (SELECT 1 FROM root_meta WHERE key = ?)
          RETURNING version`,
-        [JSON.stringify(state), state.version, state.status, at, state.task_id, expected, CURRENT_TASK, LEGACY_CORRUPT],
+        [text, state.version, state.status, at, state.task_id, expected, CURRENT_TASK, LEGACY_CORRUPT],
       );
-      if (done.length === 1) return;
+      if (done.length === 1) return text;
     }
     let current: Row | null;
     try {
@@ -241,11 +290,12 @@ export class DbStateStore implements StateStore {
     await x.run(
       `INSERT INTO tasks(task_id, state, version, status, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT(task_id) DO UPDATE SET state = excluded.state, version = excluded.version, status = excluded.status, updated_at = excluded.updated_at`,
-      [state.task_id, JSON.stringify(state), state.version, state.status, at],
+      [state.task_id, text, state.version, state.status, at],
     );
     if (current?.task_id !== state.task_id) {
       await x.run("INSERT INTO root_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [CURRENT_TASK, state.task_id]);
     }
+    return text;
   }
 
   /** Moves an unreadable state aside, never deleting it; says where it went. */

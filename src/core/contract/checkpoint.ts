@@ -20,6 +20,9 @@ import { type CheckpointInput, PROGRESS_KIND } from "./types.ts";
 
 export async function checkpoint(c: ContractContext, input: CheckpointInput): Promise<{ text: string; memory_id: string; task: TaskState }> {
   checkDataSize(input.data);
+  // one look at the pending file: none there (the common case) lets the store check the task at
+  // commit instead of reading it under the lock, and leaves nothing to clear afterwards
+  const hadPending = c.d.pending.exists();
   let prepared: { pending: PendingCheckpoint; waiting: boolean } | null = null;
   try {
     const out = await c.d.state.transact(async (tx) => {
@@ -36,7 +39,8 @@ export async function checkpoint(c: ContractContext, input: CheckpointInput): Pr
       const { working, text, record, checkpointId, savedAt } = draftCheckpoint(c, base, input);
       prepared = {
         waiting: waiting !== null,
-        pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: cloneState(working) },
+        // `working` is only reassigned at its top level from here on: a shallow copy keeps the draft
+        pending: { format: 1, checkpoint_id: checkpointId, task_id: working.task_id, created_at: savedAt, error: null, record, state: { ...working } },
       };
 
       if (waiting) await tx.saveMemory(waiting.record); // the older checkpoint first, never lost
@@ -45,9 +49,11 @@ export async function checkpoint(c: ContractContext, input: CheckpointInput): Pr
       await tx.save(working, live.version);
       c.crash("checkpoint.before_commit");
       return { text, memory_id: memoryId, task: working, replayed: waiting !== null };
-    });
+      // drafted from the task as last seen where the store can check it is still the stored one
+      // at commit (on a server: one request); a pending checkpoint to replay takes the lock
+    }, { optimistic: !hadPending });
     c.crash("checkpoint.after_commit");
-    if (out.replayed || c.d.pending.lost()) await c.d.pending.clear();
+    if (out.replayed || (hadPending && c.d.pending.lost())) await c.d.pending.clear();
     c.crash("checkpoint.before_reply");
     return { text: out.text, memory_id: out.memory_id, task: out.task };
   } catch (cause) {
