@@ -12,7 +12,7 @@
  * that cannot be read or names an unknown language is reported here as an error, and the contract
  * then writes English: a setting never stops a checkpoint from being saved.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { type CheckpointLang, isCheckpointLang } from "../core/checkpoint.ts";
 import { BUDGET_DIMENSIONS } from "../core/run_rules/budget.ts";
 import { type Allowance, GRANT_LISTS } from "../core/run_rules/grant.ts";
@@ -59,6 +59,7 @@ export function readRunAllowances(path: string): Allowance[] {
 }
 
 export function readCheckpointLang(path: string): CheckpointLang | null {
+  if (!existsSync(path)) return null; // the common case (no settings), without an exception per checkpoint
   let text: string;
   try {
     text = readFileSync(path, "utf8");
