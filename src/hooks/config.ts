@@ -9,7 +9,8 @@
  *     "read_only_tools": ["mcp__github__get_issue"],      tools that change nothing
  *     "lease_tools": ["mcp__github__create_issue"],       tools that write, allowed under the turn's lease
  *     "trusted_programs": ["/home/me/.local/bin/rg"],     programs this user could modify, trusted anyway
- *     "sandbox": "bubblewrap"                             the OS boundary of every shell command, or "off"
+ *     "sandbox": "bubblewrap",                            the OS boundary of every shell command, or "off"
+ *     "resident_gate": true                               SessionStart starts the root's resident gate (longrun hook gate)
  *   }
 
  * `sandbox` defaults to "bubblewrap" on Linux (every Bash command runs inside `longrun sandbox`)
@@ -29,11 +30,13 @@ export interface HookConfig {
   trusted_programs: string[];
   /** The OS boundary shell commands run in: "bubblewrap" (`longrun sandbox`) or "off" (the parser only). */
   sandbox: "bubblewrap" | "off";
+  /** SessionStart starts the root's resident gate (`longrun hook gate`, src/hooks/gate_server.ts); default false. */
+  resident_gate: boolean;
 }
 
 const DEFAULT_SANDBOX: HookConfig["sandbox"] = process.platform === "linux" ? "bubblewrap" : "off";
 
-const KEYS = ["approve_marker", "bash_read_only", "read_only_tools", "lease_tools", "trusted_programs", "sandbox"];
+const KEYS = ["approve_marker", "bash_read_only", "read_only_tools", "lease_tools", "trusted_programs", "sandbox", "resident_gate"];
 
 function stringList(raw: Record<string, unknown>, key: string, check: (s: string) => boolean, what: string): string[] {
   const v = raw[key];
@@ -44,7 +47,7 @@ function stringList(raw: Record<string, unknown>, key: string, check: (s: string
 
 /** The settings of a root without `.longrun/hooks.json`. */
 export function defaultHookConfig(): HookConfig {
-  return { approve_marker: DEFAULT_MARKER, bash_read_only: [], read_only_tools: [], lease_tools: [], trusted_programs: [], sandbox: DEFAULT_SANDBOX };
+  return { approve_marker: DEFAULT_MARKER, bash_read_only: [], read_only_tools: [], lease_tools: [], trusted_programs: [], sandbox: DEFAULT_SANDBOX, resident_gate: false };
 }
 
 export function loadHookConfig(root: string): HookConfig {
@@ -69,8 +72,11 @@ export function loadHookConfig(root: string): HookConfig {
   if (typeof marker !== "string" || !/^\/[A-Za-z][A-Za-z0-9_-]{1,39}$/.test(marker)) throw new Error(".longrun/hooks.json: approve_marker must be a slash command such as /approve");
   const sandbox = r.sandbox ?? DEFAULT_SANDBOX;
   if (sandbox !== "bubblewrap" && sandbox !== "off") throw new Error('.longrun/hooks.json: sandbox must be "bubblewrap" or "off"');
+  const resident = r.resident_gate ?? false;
+  if (typeof resident !== "boolean") throw new Error(".longrun/hooks.json: resident_gate must be true or false");
   return {
     sandbox,
+    resident_gate: resident,
     approve_marker: marker,
     bash_read_only: stringList(r, "bash_read_only", (s) => /^[A-Za-z0-9][A-Za-z0-9._+-]*( [A-Za-z0-9._:=+-]+)*$/.test(s), "command prefixes such as \"npm test\" (plain words)"),
     read_only_tools: stringList(r, "read_only_tools", (s) => /^[A-Za-z][A-Za-z0-9_-]{0,199}$/.test(s), "exact tool names"),

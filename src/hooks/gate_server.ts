@@ -115,6 +115,8 @@ export async function runGateServer(o: GateServerOptions): Promise<number> {
   watchdog.postMessage({ busy, limitMs: HOOK_EVENTS.PreToolUse.deadlineMs, socket: path, ino } satisfies GateWatchdogStart);
 
   let last = Date.now();
+  /** Calls answered so far (a ping reports it). */
+  let answered = 0;
   let queue: Promise<unknown> = Promise.resolve();
   let ending: ((code: number) => void) | null = null;
   const ended = new Promise<number>((resolve) => (ending = resolve));
@@ -134,14 +136,14 @@ export async function runGateServer(o: GateServerOptions): Promise<number> {
   };
 
   async function answer(line: string): Promise<string> {
-    const reply = (body: { result: Awaited<ReturnType<typeof runEvent>> } | { fallback: string } | { pong: string }) => JSON.stringify({ v: GATE_PROTOCOL, root, ...body } as GateAnswer);
+    const reply = (body: { result: Awaited<ReturnType<typeof runEvent>> } | { fallback: string } | { pong: string; answered: number; pid: number }) => JSON.stringify({ v: GATE_PROTOCOL, root, ...body } as GateAnswer);
     let req: unknown;
     try {
       req = JSON.parse(line);
     } catch {
       return reply({ fallback: "the request is not JSON" });
     }
-    if ((req as { v?: unknown; ping?: unknown }).v === GATE_PROTOCOL && (req as { ping?: unknown }).ping === true) return reply({ pong: id! });
+    if ((req as { v?: unknown; ping?: unknown }).v === GATE_PROTOCOL && (req as { ping?: unknown }).ping === true) return reply({ pong: id!, answered, pid: process.pid });
     if ((req as { v?: unknown }).v !== GATE_PROTOCOL || !isRequest(req)) return reply({ fallback: "not a request of this protocol" });
     if (req.id !== id) {
       setTimeout(() => end("a hook of another build asked (the executable was replaced)"), 0);
@@ -172,7 +174,9 @@ export async function runGateServer(o: GateServerOptions): Promise<number> {
         return reply({ fallback: "the input names no root" });
       }
       if (mine !== root) return reply({ fallback: "not this gate's root" });
-      return reply({ result: await runEvent("PreToolUse", req.rootFlag ?? undefined, req.input) });
+      const result = await runEvent("PreToolUse", req.rootFlag ?? undefined, req.input);
+      answered++;
+      return reply({ result });
     } finally {
       forgetResolved();
       since[0] = 0;

@@ -14,6 +14,7 @@ import type { TaskState } from "../core/task.ts";
 import type { HookConfig } from "./config.ts";
 import { blockPrompt, clearTurnEnded, context, type HookInput, type HookOutput, LOCK_WAIT_MS, markTurnEnded, openRoot, stateOnlyContract } from "./hook_state.ts";
 import { lastAssistantText } from "./transcript.ts";
+import { startResidentGate } from "./gate_start.ts";
 
 export const GRANTED_BY = "host:claude-prompt";
 
@@ -88,6 +89,7 @@ async function beginTurnWith(contract: TaskContract, prompt: string, approval: R
  */
 export async function sessionStart(input: HookInput, root: string, config?: HookConfig): Promise<HookOutput> {
   const compact = input.source === "compact";
+  if (config?.resident_gate) await startResidentGate(root);
   const { contract, state, close } = await stateOnlyContract(root, LOCK_WAIT_MS.SessionStart);
   let t: TaskState | null;
   try {
