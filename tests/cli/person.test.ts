@@ -4,7 +4,8 @@
  * 2, changing nothing. The grant's flags in process: tests/cli/grant_flags.test.ts.
  */
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary, Server } from "../support/server.ts";
@@ -98,6 +99,13 @@ describe("longrun start, list, grant, revoke", () => {
     const status = JSON.parse((await person(root, "revoke", "--json")).stdout);
     assert.deepEqual(status, { ok: true, root, task_id: status.task_id, revoked: false }, "nothing was granted, so nothing to revoke");
     assert.match(oneLine(await run([BINARY, "status", "--ttl", "5m"], { cwd: root }), "a grant flag elsewhere"), /--ttl is an option of longrun grant, not of status/);
+  });
+
+  test("while a failed checkpoint waits, grant refuses (no write would pass) and names longrun resume", async () => {
+    requireBinary();
+    assert.equal((await person(root, "start", "t")).code, 0);
+    writeFileSync(join(root, ".longrun", "pending_checkpoint.json"), ""); // the mark of a checkpoint that could not be kept
+    assert.match(oneLine(await person(root, "grant", "go"), "grant with a failed checkpoint"), /a checkpoint of task T_\S+ failed .*`longrun resume` begins a new turn.*nothing was granted$/);
   });
 
   test("a paused task is resumed before a grant; revoke with no lease says so and exits 0", async () => {

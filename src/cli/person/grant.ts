@@ -87,8 +87,9 @@ export function describeLease(task: TaskState, lease: Lease): string {
 
 /** The open task of the root, or a refusal naming what to do. */
 async function openTask(s: PersonSession, verb: string): Promise<TaskState> {
-  const { task } = await s.call<{ task: TaskState | null }>("task.status");
+  const { task, pending_checkpoint: pending } = await s.call<{ task: TaskState | null; pending_checkpoint: { path: string } | null }>("task.status");
   if (!task) throw new PersonError(`no task in ${s.where}, so there is nothing to ${verb} for: \`longrun start "what to do"\` begins one`);
+  if (pending) throw new PersonError(`a checkpoint of task ${task.task_id} failed (${pending.path}; \`longrun status\` says more), and no write passes until \`longrun resume\` begins a new turn: resume, then grant again; nothing was granted`);
   if (task.status === "paused") throw new PersonError(`task ${task.task_id} is paused: \`longrun resume\` continues it (a new turn), then grant again; nothing was granted`);
   if (task.status !== "in_progress") {
     throw new PersonError(`task ${task.task_id} is ${task.status}, not in_progress, so it takes no writes; \`longrun status\` shows it, \`longrun start "what to do"\` begins another; nothing was granted`);
