@@ -15,6 +15,9 @@
  * does the reference insert per request.
  * Prints p50/p90 of each and the ratio (`--json`: one JSON object, for bench/run.ts). Targets:
  * issue 9, in-process within 1.5x of the insert; issue 26, over stdio within 1.3x.
+ * `LONGRUN_BIN_VS=<another build>` (stdio): that build's `serve` too, on its own root, in the same
+ * rounds (a change measured paired against the build before it): `vs_p50_ms` and `paired`, the
+ * median of the per-round ratios of this build's checkpoint to that one's.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,9 +37,12 @@ const ref = mkdtempSync(join(tmpdir(), "longrun-bench-ref-"));
 const summary = "Adapters for suppliers one and two are done; the third needs the new auth flow. ".repeat(4);
 const cp = { summary, next_step: "wire the auth flow", kind: "progress" };
 const text = "x".repeat(900); // about the size of a rendered checkpoint
-const times = { checkpoint: [] as number[], insert: [] as number[] };
+const times = { checkpoint: [] as number[], insert: [] as number[], vs: [] as number[] };
+const VS = mode === "stdio" ? process.env.LONGRUN_BIN_VS : undefined;
+const vsDir = VS ? mkdtempSync(join(tmpdir(), "longrun-bench-cp-vs-")) : null;
 
 let checkpoint: () => Promise<unknown>;
+let vs: (() => Promise<unknown>) | null = null;
 let insert: () => Promise<unknown>;
 let close: () => Promise<void>;
 if (mode === "stdio") {
@@ -45,9 +51,15 @@ if (mode === "stdio") {
   await lr.call("task.start", { description: "benchmark the checkpoint" });
   checkpoint = () => lr.call("task.checkpoint", cp);
   insert = () => server.call("insert", {});
+  const other = VS && vsDir ? new Serve(vsDir, [VS, "serve", "--root", vsDir]) : null;
+  if (other) {
+    await other.call("task.start", { description: "benchmark the checkpoint" });
+    vs = () => other.call("task.checkpoint", cp);
+  }
   close = async () => {
     await lr.close();
     await server.close();
+    await other?.close();
   };
 } else {
   const root = await Root.open(dir, { searchInWorker: mode === "worker" });
@@ -62,29 +74,30 @@ if (mode === "stdio") {
   };
 }
 
-async function once(which: "checkpoint" | "insert"): Promise<number> {
+type Op = "checkpoint" | "insert" | "vs";
+async function once(which: Op): Promise<number> {
   const t0 = performance.now();
-  await (which === "checkpoint" ? checkpoint() : insert());
+  await (which === "checkpoint" ? checkpoint() : which === "insert" ? insert() : vs!());
   return performance.now() - t0;
 }
 
-for (let i = 0; i < 20; i++) {
-  await once("checkpoint");
-  await once("insert");
-}
+const ops: Op[] = vs ? ["checkpoint", "insert", "vs"] : ["checkpoint", "insert"];
+for (let i = 0; i < 20; i++) for (const w of ops) await once(w);
 for (let i = 0; i < rounds; i++) {
-  const order: ("checkpoint" | "insert")[] = i % 2 ? ["checkpoint", "insert"] : ["insert", "checkpoint"];
+  const order = i % 2 ? ops : [...ops].reverse();
   for (const w of order) times[w].push(await once(w));
 }
 await close();
 rmSync(dir, { recursive: true, force: true });
 rmSync(ref, { recursive: true, force: true });
+if (vsDir) rmSync(vsDir, { recursive: true, force: true });
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const cp50 = pct(times.checkpoint, 0.5);
 const in50 = pct(times.insert, 0.5);
+const paired = vs ? { vs_p50_ms: pct(times.vs, 0.5), paired: pct(times.checkpoint.map((x, i) => x / times.vs[i]!), 0.5) } : {};
 if (json) {
-  console.log(JSON.stringify({ mode, rounds, checkpoint_p50_ms: cp50, insert_p50_ms: in50, checkpoint_p90_ms: pct(times.checkpoint, 0.9), insert_p90_ms: pct(times.insert, 0.9) }));
+  console.log(JSON.stringify({ mode, rounds, checkpoint_p50_ms: cp50, insert_p50_ms: in50, checkpoint_p90_ms: pct(times.checkpoint, 0.9), insert_p90_ms: pct(times.insert, 0.9), ...paired }));
   process.exit(0);
 }
 const where = mode === "stdio" ? "over stdio (dist/longrun serve)" : `in-process, writes ${mode === "worker" ? "in the writer Worker" : "inline"}`;
@@ -95,3 +108,4 @@ console.log("|---|---:|---:|");
 console.log(`| task.checkpoint (progress), ${where} | ${cp50.toFixed(3)} | ${pct(times.checkpoint, 0.9).toFixed(3)} |`);
 console.log(`| reference: one durable libSQL insert${mode === "stdio" ? " (bench/insert_server.ts, over stdio)" : ""} | ${in50.toFixed(3)} | ${pct(times.insert, 0.9).toFixed(3)} |`);
 console.log(`\nratio p50: ${(cp50 / in50).toFixed(2)}x (target <= ${target}x: ${cp50 / in50 <= target ? "met" : "NOT met"})`);
+if (vs) console.log(`against ${VS}: its p50 ${paired.vs_p50_ms!.toFixed(3)} ms; this build / that one, median of the per-round ratios: ${paired.paired!.toFixed(2)}x`);
