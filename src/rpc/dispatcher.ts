@@ -10,8 +10,9 @@ import { classifyStorage } from "../db/fault.ts";
 import type { RootRegistry } from "../root/registry.ts";
 import type { Root } from "../root/root.ts";
 import { PROTOCOL_VERSION, VERSION } from "../version.ts";
-import { type ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
+import { type ErrorObject, INVALID_REQUEST, localized, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toErrorObject } from "./errors.ts";
 import { jsonDepth } from "./framing.ts";
+import { readersFor } from "./readers.ts";
 import type { Caller, Method } from "./method.ts";
 import { ROOT_UNAVAILABLE } from "./root_unavailable.ts";
 import { IDEMPOTENCY_WINDOW_MS, once } from "../store/idempotency.ts";
@@ -42,6 +43,12 @@ function observed(caller: Caller, error: ErrorObject): ErrorObject {
 function isId(v: unknown): v is Id {
   // an integer id beyond ±(2^53-1) has already lost digits in JSON.parse: echoing it would answer another id
   return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v)));
+}
+
+/** The root a request's params name, if any (what its refusal is worded for). */
+function rootNamed(params: unknown): string | undefined {
+  const root = (params as { root?: unknown } | undefined)?.root;
+  return typeof root === "string" ? root : undefined;
 }
 
 /** What the observer is told of a call, filled in as it goes. */
@@ -168,7 +175,8 @@ export class Dispatcher {
         }
       }
       if (!hasId) return null;
-      return error ? errorResponse(id, error) : { jsonrpc: "2.0", id, result };
+      // the caller reads it in the root's language and grant path; the observer's log keeps the English
+      return error ? errorResponse(id, localized(error, readersFor(this.#roots, rootNamed(r.params)))) : { jsonrpc: "2.0", id, result };
     };
     let call: Prepared;
     try {
