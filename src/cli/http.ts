@@ -164,7 +164,8 @@ export async function runHttp(o: HttpConfig, hooks: HttpStartHooks = {}): Promis
     onError: (message) => log.event("error", "tokens_not_reloaded", { message }, `${message}; the tokens in force stay`),
   });
   const hasFiles = Object.values(o.tokenOrigins).some((x) => x?.file !== undefined);
-  process.on("SIGHUP", () => {
+  // (no SIGHUP on Windows: there the files are only looked at)
+  if (process.platform !== "win32") process.on("SIGHUP", () => {
     if (hasFiles) watch.reload("SIGHUP");
     else log.event("info", "tokens_not_reloaded", { why: "SIGHUP" }, "SIGHUP: no token files to read again (LONGRUN_HOST_TOKEN_FILE, …); restart with --rotate-tokens for new tokens in http.json");
   });
