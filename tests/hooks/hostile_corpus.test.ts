@@ -8,37 +8,19 @@
  */
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, run, tempDir } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
-import { ALWAYS_DENIED, type Call, LEASE_PASSES, MALFORMED, READ_ONLY_DENIED } from "./corpus.ts";
+import { ALWAYS_DENIED, LEASE_PASSES, MALFORMED, READ_ONLY_DENIED } from "./corpus.ts";
+import { type Answer, decisionOf, payload, pool } from "./hook_calls.ts";
 
-interface Answer {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function decisionOf(a: Answer): "deny" | "none" | string {
-  if (a.code === 2) return "deny";
-  if (a.code !== 0) return `exit ${a.code}`;
-  if (a.stdout.trim() === "") return "none";
-  const out = JSON.parse(a.stdout);
-  // a command rewritten to run inside longrun's sandbox, with no decision, passes
-  if (out.hookSpecificOutput?.permissionDecision === undefined && out.hookSpecificOutput?.updatedInput !== undefined) return "none";
-  return out.hookSpecificOutput?.permissionDecision ?? `unexpected ${a.stdout}`;
-}
 
 async function send(root: string, input: string): Promise<Answer> {
   return run([BINARY, "hook", "claude", "PreToolUse", "--root", root], { input, env: { CLAUDE_PROJECT_DIR: "" } });
 }
 
-function payload(root: string, call: Call): string {
-  const text = JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, session_id: "s", tool_use_id: "t", ...call });
-  return text.replaceAll("ROOTNAME", basename(root)).replaceAll("ROOT", root).replaceAll('"~/', `"${homedir()}/`);
-}
 
 /** A git repository inside the root whose own configuration or hooks make read commands run a program. */
 async function evilRepo(dir: string, setup: (dir: string) => Promise<unknown> | void): Promise<void> {
@@ -47,18 +29,6 @@ async function evilRepo(dir: string, setup: (dir: string) => Promise<unknown> | 
   await setup(dir);
 }
 
-/** Runs `items` through `fn` with a few processes at a time. */
-async function pool<T, R>(items: readonly T[], fn: (t: T) => Promise<R>, width = 4): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
-  return out;
-}
 
 async function prompt(root: string, text: string): Promise<void> {
   const r = await run([BINARY, "hook", "claude", "UserPromptSubmit", "--root", root], { input: JSON.stringify({ hook_event_name: "UserPromptSubmit", cwd: root, prompt: text }) });

@@ -14,18 +14,13 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createConnection, createServer, type Server } from "node:net";
-import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, requireBinary } from "../support/server.ts";
-import { ALWAYS_DENIED, type Call, LEASE_PASSES, MALFORMED, READ_ONLY_DENIED } from "./corpus.ts";
+import { ALWAYS_DENIED, LEASE_PASSES, MALFORMED, READ_ONLY_DENIED } from "./corpus.ts";
+import { type Answer, decisionOf, payload, pool } from "./hook_calls.ts";
 
-interface Answer {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const sock = (root: string) => join(root, ".longrun", "gate.sock");
 
@@ -53,21 +48,18 @@ async function prompt(root: string, text: string): Promise<void> {
   assert.equal(r.code, 0, r.stderr);
 }
 
-function payload(root: string, call: Call): string {
-  const text = JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, session_id: "s", tool_use_id: "t", ...call });
-  return text.replaceAll("ROOTNAME", basename(root)).replaceAll("ROOT", root).replaceAll('"~/', `"${homedir()}/`);
+
+/** A root whose task is in a read-only turn (the approval was a turn ago). */
+async function readOnlyRoot(): Promise<string> {
+  requireBinary();
+  const root = tempDir();
+  await prompt(root, "Refactor the parser\n/approve start");
+  await prompt(root, "now look around first");
+  return root;
 }
 
 const write = (root: string) => JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, tool_name: "Write", tool_input: { file_path: join(root, "a.txt"), content: "x" } });
 
-function decisionOf(a: Answer): string {
-  if (a.code === 2) return "deny";
-  if (a.code !== 0) return `exit ${a.code}`;
-  if (a.stdout.trim() === "") return "none";
-  const out = JSON.parse(a.stdout);
-  if (out.hookSpecificOutput?.permissionDecision === undefined && out.hookSpecificOutput?.updatedInput !== undefined) return "none";
-  return out.hookSpecificOutput?.permissionDecision ?? `unexpected ${a.stdout}`;
-}
 
 /** One line to a unix socket and the line that comes back (or null when the other side closes first). */
 function ask(path: string, line: string): Promise<string | null> {
@@ -150,27 +142,12 @@ function isObject(text: string): boolean {
   }
 }
 
-/** Runs `items` through `fn` with a few processes at a time. */
-async function pool<T, R>(items: readonly T[], fn: (t: T) => Promise<R>, width = 4): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
-  return out;
-}
 
 describe("the resident gate answers as the per-call hook does", () => {
   let root = "";
   let gate: Gate | null = null;
   before(async () => {
-    requireBinary();
-    root = tempDir();
-    await prompt(root, "Refactor the parser\n/approve start");
-    await prompt(root, "now look around first"); // a read-only turn
+    root = await readOnlyRoot();
     mkdirSync(join(root, "src"));
     writeFileSync(join(root, "a.txt"), "hello\n");
     symlinkSync(join(root, ".longrun"), join(root, "link-to-state"));
@@ -222,10 +199,7 @@ describe("the resident gate reads the state of every call afresh", () => {
   let root = "";
   let gate: Gate | null = null;
   before(async () => {
-    requireBinary();
-    root = tempDir();
-    await prompt(root, "Refactor the parser\n/approve start");
-    await prompt(root, "read first"); // read-only
+    root = await readOnlyRoot();
     gate = await startGate(root);
   });
   after(async () => {
@@ -262,11 +236,8 @@ describe("the hook trusts no socket it should not, and decides on its own", () =
   let other = "";
   let coldDeny: Answer;
   before(async () => {
-    requireBinary();
-    root = tempDir();
+    root = await readOnlyRoot(); // a Write is denied
     other = tempDir();
-    await prompt(root, "Refactor the parser\n/approve start");
-    await prompt(root, "read first"); // read-only: a Write is denied
     await prompt(other, "Another task\n/approve start"); // another root, where a Write passes
     coldDeny = await send(root, write(root));
     assert.equal(decisionOf(coldDeny), "deny");
