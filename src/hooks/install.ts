@@ -19,7 +19,7 @@
  *
  * The hooks never run a program from a place that does not last (a Python virtual environment, a
  * temporary or a build directory: `unstableExeReason`): install copies it first to
- * `stableExePath()` (`$XDG_DATA_HOME/longrun/bin/longrun-<version>`, else
+ * `stableExePath()` (`$XDG_DATA_HOME/longrun/bin/<version>/longrun`, else
  * `~/.local/share/longrun/bin/…`; atomically, 0755), says so in one line, and writes that path; when
  * it cannot, it refuses (exit 2) with the way out, before writing the settings.
  *

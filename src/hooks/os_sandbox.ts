@@ -90,12 +90,12 @@ export function unstableExeReason(exe: string, tmp = tmpdir()): string | null {
 
 /**
  * The lasting per-user place for longrun's executable when install runs from a place that does not
- * last: `$XDG_DATA_HOME/longrun/bin/longrun-<version>` (an absolute XDG_DATA_HOME), else
- * `~/.local/share/longrun/bin/longrun-<version>`.
+ * last: `$XDG_DATA_HOME/longrun/bin/<version>/longrun` (an absolute XDG_DATA_HOME), else
+ * `~/.local/share/longrun/bin/<version>/longrun`.
  */
 export function stableExePath(env: Record<string, string | undefined> = process.env, home = env.HOME || homedir()): string {
   const data = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith("/") ? env.XDG_DATA_HOME : join(home, ".local", "share");
-  return join(data, "longrun", "bin", `longrun-${VERSION}`);
+  return join(data, "longrun", "bin", VERSION, "longrun");
 }
 
 /** Whether two files hold the same bytes (read in 1 MiB pieces). */

@@ -49,7 +49,7 @@ describe("the program the hooks run lasts", () => {
     const data = join(dir, "data");
     const r = await run([fromVenv, "hook", "install", "claude", "--root", root, ...without], { env: { XDG_DATA_HOME: data } });
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    const copy = join(data, "longrun", "bin", `longrun-${VERSION}`);
+    const copy = join(data, "longrun", "bin", VERSION, "longrun");
     const warnings = r.stderr.split("\n").filter((l) => l.includes("lies in"));
     assert.equal(warnings.length, 1, r.stderr);
     assert.match(warnings[0]!, /^longrun: warning: .*site-packages\/longrun\/bin\/longrun lies in a (temporary directory|Python virtual environment); the hooks run a copy of it, /);

@@ -13,15 +13,15 @@ describe("the lasting place of the program the hooks run", () => {
   beforeEach(() => (dir = tempDir()));
   afterEach(() => removeDir(dir));
 
-  test("the lasting place is $XDG_DATA_HOME/longrun/bin/longrun-<version>, else ~/.local/share/longrun/bin/…", () => {
-    assert.equal(stableExePath({ XDG_DATA_HOME: "/d" }), `/d/longrun/bin/longrun-${VERSION}`);
-    assert.equal(stableExePath({ HOME: "/home/me" }), `/home/me/.local/share/longrun/bin/longrun-${VERSION}`);
-    assert.equal(stableExePath({ HOME: "/home/me", XDG_DATA_HOME: "relative" }), `/home/me/.local/share/longrun/bin/longrun-${VERSION}`, "a relative XDG_DATA_HOME is ignored, as the spec says");
+  test("the lasting place is $XDG_DATA_HOME/longrun/bin/<version>/longrun, else ~/.local/share/longrun/bin/…", () => {
+    assert.equal(stableExePath({ XDG_DATA_HOME: "/d" }), `/d/longrun/bin/${VERSION}/longrun`);
+    assert.equal(stableExePath({ HOME: "/home/me" }), `/home/me/.local/share/longrun/bin/${VERSION}/longrun`);
+    assert.equal(stableExePath({ HOME: "/home/me", XDG_DATA_HOME: "relative" }), `/home/me/.local/share/longrun/bin/${VERSION}/longrun`, "a relative XDG_DATA_HOME is ignored, as the spec says");
   });
 
   test("a compiled longrun in a venv, a temporary or a build directory is run from its lasting copy; one in a lasting place, or the sources, as they are", () => {
     const env = { XDG_DATA_HOME: "/d" };
-    const copy = [`/d/longrun/bin/longrun-${VERSION}`];
+    const copy = [`/d/longrun/bin/${VERSION}/longrun`];
     assert.deepEqual(hookSelf(["/home/me/.venv/lib/python3.12/site-packages/longrun/bin/longrun"], env), copy);
     assert.deepEqual(hookSelf(["/home/me/src/longrun/dist/longrun"], env), copy);
     assert.deepEqual(hookSelf(["/tmp/x/longrun"], env), copy);
