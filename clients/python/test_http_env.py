@@ -37,7 +37,8 @@ class HttpEnvTokensTest(unittest.TestCase):
         self.server.terminate()
         self.assertEqual(self.server.wait(timeout=10), 0)
         self.server.stdout.close()
-        self.assertFalse(os.path.exists(self.info["token_file"]), "http.json is removed on a clean exit")
+        with open(self.info["token_file"], encoding="utf-8") as f:
+            self.assertNotIn("pid", json.load(f), "http.json stays on a clean exit (its tokens are the next start's), without the pid")
 
     def test_the_token_file_holds_no_token_and_from_env_speaks_for_each_side(self):
         self.assertEqual(self.info["tokens"], "environment")
