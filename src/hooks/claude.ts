@@ -62,7 +62,10 @@ function runInside(input: HookInput, shell: ShellRun, mode: "read" | "lease", ro
 /** The gate. Deny with a reason, a shell command rewritten into its boundary, or nothing. */
 export async function preToolUse(input: HookInput, root: string, config: HookConfig): Promise<HookOutput> {
   const d = await decideTool(input, toolContext(input, root, config));
-  if (d.kind === "deny") return denyOutput(say("hook.denied", langOf(root), { detail: d.reason }));
+  if (d.kind === "deny") {
+    const lang = langOf(root);
+    return denyOutput(d.message ? say(d.message[0], lang, d.message[1]) : say("hook.denied", lang, { detail: d.reason }));
+  }
   if (d.kind === "pass") return d.shell ? runInside(input, d.shell, "read", root, config) : null;
   const ended = turnEndPending(root);
   if (ended) return denyOutput(say("hook.turn_not_recorded", langOf(root), { why: ended }));

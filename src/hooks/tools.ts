@@ -8,6 +8,7 @@
  * permission rules and prompts still apply.
  */
 import { isAbsolute, relative } from "node:path";
+import { type MessageId, type Params, say } from "../core/messages/catalog.ts";
 import { leaseRefusal } from "./lease_bash.ts";
 import { pathHit, type ProtectContext } from "./protect.ts";
 import type { Access } from "./protect_table.ts";
@@ -19,7 +20,8 @@ import { type Tok, type WordEnv, wordPatterns } from "./shell/words.ts";
 import { OWN_MCP_PREFIX, TOOLS, type ToolRule, unknownToolReason } from "./tool_table.ts";
 
 export type ToolDecision =
-  | { kind: "deny"; reason: string }
+  /** `message`: the refusal as a catalog message, for the reader's language (`reason` is its English). */
+  | { kind: "deny"; reason: string; message?: readonly [MessageId, Params] }
   | { kind: "pass"; shell?: ShellRun }
   | { kind: "lease"; action: string; tool: string; shell?: ShellRun; notReadOnly?: string };
 
@@ -50,6 +52,11 @@ function deny(reason: string): ToolDecision {
   return { kind: "deny", reason };
 }
 
+/** A refusal worded by the catalog (src/core/messages/gate.ts), so the hook can say it in the root's language. */
+function denySay(id: MessageId, params: Params = {}): ToolDecision {
+  return { kind: "deny", reason: say(id, "en", params), message: [id, params] };
+}
+
 /** Decides a PreToolUse payload. Everything it does not recognise is denied. */
 export async function decideTool(input: unknown, c: ToolContext): Promise<ToolDecision> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return deny("the hook input is not a JSON object, so the call cannot be checked");
@@ -62,10 +69,10 @@ export async function decideTool(input: unknown, c: ToolContext): Promise<ToolDe
   if (typeof ti !== "object" || ti === null || Array.isArray(ti)) return deny(`the input of ${tool} is not a JSON object`);
   const args = ti as Record<string, unknown>;
   if (sizeOf(args) > MAX_SCAN_CHARS) return deny(`the input of ${tool} is too large to check`);
-  if (args.dangerouslyDisableSandbox === true) return deny("commands may not leave the sandbox: the sandbox is what keeps longrun's files out of reach");
+  if (args.dangerouslyDisableSandbox === true) return denySay("hook.leave_sandbox");
   // a call that names no path works in the working directory: inside longrun's files, nothing is checked-safe
   const inside = checkPath(c.env.cwd, "read", c, tool);
-  if (inside) return deny(`the working directory ${c.env.cwd} is inside longrun's files; work from the project directory`);
+  if (inside) return denySay("hook.cwd_inside", { cwd: c.env.cwd });
 
   if (c.readOnlyTools.includes(tool)) return readDecision(tool, args, { kind: "read", paths: [] }, c);
   if (c.leaseTools.includes(tool)) return userLeaseDecision(tool, args, c);
@@ -113,7 +120,7 @@ const lit = (s: string): Tok[] => [...s].map((ch) => ({ t: "c", c: ch }) as Tok)
 function checkPath(path: string, access: Access, c: ToolContext, tool: string): ToolDecision | null {
   const expanded = path === "~" || path.startsWith("~/") ? c.env.home + path.slice(1) : path;
   const hit = pathHit(lit(expanded), access, c.protect);
-  if (hit) return deny(`${tool} ${access === "read" ? "reads" : "writes"} ${hit.what} (${hit.path}), which agents may not touch under any lease`);
+  if (hit) return denySay(access === "read" ? "hook.protected_read" : "hook.protected_write", { tool, what: hit.what, path: hit.path });
   return null;
 }
 
@@ -125,7 +132,7 @@ function writeDecision(tool: string, field: string, value: unknown, c: ToolConte
   const rel = rootRelative(path, c);
   // a lease is for the project: outside the root lie the user's own files (a program on PATH
   // that longrun itself runs, among them), which Bash under a lease cannot write either
-  if (isAbsolute(rel)) return deny(`${tool} writes ${rel}, outside the project ${c.protect.root}; a lease covers files inside the root only`);
+  if (isAbsolute(rel)) return denySay("hook.outside_project", { tool, path: rel, root: c.protect.root });
   return { kind: "lease", action: `${tool} ${rel}`, tool };
 }
 
@@ -195,7 +202,7 @@ function searchGlobRefusal(tool: string, glob: string, c: ToolContext): ToolDeci
 async function shellDecision(tool: string, args: Record<string, unknown>, background: boolean, c: ToolContext): Promise<ToolDecision> {
   const command = args.command;
   if (typeof command !== "string" || command.trim() === "") return deny(`${tool} has no command, so the call cannot be checked`);
-  if (CONTROL.test(command)) return deny("the command contains control characters (they can hide what it does)");
+  if (CONTROL.test(command)) return denySay("hook.control_chars");
   const runsOn = background || args.run_in_background === true;
   const shell: ShellRun = { field: "command", command, background: runsOn };
   let script;
@@ -203,15 +210,15 @@ async function shellDecision(tool: string, args: Record<string, unknown>, backgr
     script = parseShell(command);
   } catch (e) {
     if (!(e instanceof ShellParseError)) throw e;
-    return deny(`longrun cannot read this command with certainty (${e.message}), so it is refused; write it plainly`);
+    return denySay("hook.unreadable_command", { why: e.message });
   }
   const notReadOnly = await readOnlyRefusal(script, c.protect, c.env, { extra: c.bashReadOnly, trustedPrograms: c.trustedPrograms, path: c.path });
   if (notReadOnly === null) return { kind: "pass", shell };
   const protectedHit = leaseRefusal(script, { protect: c.protect, env: c.env });
-  if (protectedHit) return deny(`${protectedHit} (refused under any lease)`);
+  if (protectedHit) return denySay("hook.under_any_lease", { why: protectedHit });
   // a command that outlives the call would outlive the lease, and could change files between the
   // gate's check of a later call and its use
-  if (runsOn) return deny(`${tool} runs this command in the background, and a command that writes may not outlive the call that the lease allowed; run it in the foreground`);
+  if (runsOn) return denySay("hook.background", { tool });
   // A shell can write anywhere, so the lease is checked for "Bash" itself: an unscoped lease
   // covers it, a scoped one only when the user put Bash in its scope.
   return { kind: "lease", action: "Bash", tool, shell, notReadOnly };

@@ -101,6 +101,13 @@ describe("errors and refusals in the root's language (the compiled binary)", () 
       assert.match(noneReason, /\/approve/);
       await hook(root, "UserPromptSubmit", { prompt: "Refactor the parser\n/approve start" });
       await hook(root, "UserPromptSubmit", { prompt: "look around first" });
+      // refused whatever the lease: a write outside the project, worded in the root's language too
+      const outside = await hook(root, "PreToolUse", { tool_name: "Write", tool_input: { file_path: "/etc/longrun-test-x", content: "x" }, tool_use_id: "t3" });
+      const outsideReason = String(outside.out?.hookSpecificOutput?.permissionDecisionReason);
+      assert.equal(outside.out?.hookSpecificOutput?.permissionDecision, "deny");
+      assert.match(outsideReason, SCRIPT[lang], outsideReason);
+      assert.match(outsideReason, /\/etc\/longrun-test-x/);
+      assert.doesNotMatch(outsideReason, /outside the project/);
       for (const payload of [write, { tool_name: "Bash", tool_input: { command: "rm -f a.txt" }, tool_use_id: "t2" }]) {
         const r = await hook(root, "PreToolUse", payload);
         const reason = String(r.out?.hookSpecificOutput?.permissionDecisionReason);
