@@ -34,7 +34,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
     }
     if (req.test_hold) Atomics.wait(new Int32Array(req.test_hold), 0, 0);
     const page = await searchMemories(await database(req.url), req.query, req.options);
-    self.postMessage({ id: req.id, ok: true, page });
+    self.postMessage({ id: req.id, ok: true, page_json: JSON.stringify(page) });
   } catch (err) {
     const error = err instanceof Error ? { message: err.message, name: err.name } : { message: String(err), name: "Error" };
     self.postMessage({ id: req.id, ok: false, error });

@@ -54,7 +54,7 @@ export class WorkerSearcher implements Searcher {
     if (!p) return;
     this.#pending.delete(reply.id);
     if (this.#pending.size === 0) this.#worker?.unref?.();
-    if (reply.ok) p.resolve(reply.page);
+    if (reply.ok) p.resolve(reply.page_json === undefined ? undefined : (JSON.parse(reply.page_json) as SearchPage));
     else p.reject(new MemorySearchError(`Memory search failed: ${reply.error.message}`));
   }
 
