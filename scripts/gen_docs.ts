@@ -171,6 +171,8 @@ const LIMIT_TEXT: Record<string, [what: string, unit: string, note?: string]> = 
   search_limit: ["memory search page", "hits"],
   context_read_bytes: ["one `context.read`", "bytes"],
   checkpoint_data_chars: ["a checkpoint's `data` (as compact JSON)", "characters"],
+  owner_ttl_seconds: ["an owner's time to live (`owner_ttl_seconds`)", "seconds", "at least 1"],
+  wake_at_days: ["how far ahead `run.park`'s `wake_at` may be", "days", "a time already past wakes at once"],
 };
 
 export function renderLimits(): string {

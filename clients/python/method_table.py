@@ -76,13 +76,18 @@ TASK_METHODS: Tuple[M, ...] = (
 
 RUN_METHODS: Tuple[M, ...] = (
     # -- run ---------------------------------------------------------------------------------------
-    M("start_run", "run.start", "RunResult", "owner tools sources send scope budget constraints reason",
+    M("start_run", "run.start", "RunResult", "owner tools sources send scope budget constraints reason owner_ttl_seconds",
       "Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.\n"
-      "From the host it is granted at once; from the agent side it is ``requested`` until the host grants it."),
+      "From the host it is granted at once; from the agent side it is ``requested`` until the host grants it.\n"
+      "``owner_ttl_seconds``: the owner beats (``heartbeat_run``) at least that often, or the run shows ``stale_owner``."),
     M("get_run", "run.get", "RunGetResult", "run_id",
       "Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."),
-    M("claim_run", "run.claim", "RunClaimResult", "run_id owner",
-      "Same-run recovery: a new epoch; receipts begun but not settled become unknown."),
+    M("claim_run", "run.claim", "RunClaimResult", "run_id owner owner_ttl_seconds",
+      "Same-run recovery: a new epoch; receipts begun but not settled become unknown. A ``stale_owner`` run is\n"
+      "claimed only by the host or a standby named in the root's settings (``standby_owners``)."),
+    M("heartbeat_run", "run.heartbeat", "RunHeartbeatResult", "run_id epoch",
+      "The owner's beat, fenced by its epoch; ``stop`` says what to stop for now (None: go on): ``cancelled``,\n"
+      "``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded)."),
     M("continue_run", "run.continue", "RunContinueResult", "parent_run_id owner budget tools sources send scope reason",
       "A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.\n"
       "From the agent side it is ``requested`` until the host grants it."),
@@ -94,8 +99,9 @@ RUN_METHODS: Tuple[M, ...] = (
       "A task's runs with budget, open items and newest checkpoint, and the task's total spend."),
     M("checkpoint_run", "run.checkpoint", "RunCheckpointResult", "run_id epoch settled open note",
       "A run's own working summary (what is settled, what is open), fenced by its epoch."),
-    M("park_run", "run.park", "RunResult", "run_id epoch waiting_for for_user",
-      "Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."),
+    M("park_run", "run.park", "RunResult", "run_id epoch waiting_for for_user wake_at",
+      "Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer.\n"
+      "``wake_at`` (ISO time): a running longrun process wakes it then, once (also after a restart)."),
     M("wake_run", "run.wake", "RunResult", "run_id epoch reason answer",
       "Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the\n"
       "user's ``answer`` (``{\"text\": …, \"data\": {…}}``), delivered to the run."),

@@ -32,6 +32,10 @@ export const LIMITS = {
   context_read_bytes: 256 * 1024,
   /** A checkpoint's `data` object (the host's own state), as compact JSON, in characters. */
   checkpoint_data_chars: 16 * 1024,
+  /** The longest time to live an owner may be given (`owner_ttl_seconds` of run.start and run.claim), in seconds. */
+  owner_ttl_seconds: 7 * 24 * 3600,
+  /** How far ahead a parked run's `wake_at` may be, in days. */
+  wake_at_days: 366,
 } as const;
 
 /** Bodies longer than this (UTF-8 bytes) are kept under raw_data/, the index keeping a reference and a digest. */

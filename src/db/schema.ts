@@ -333,6 +333,22 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX IF NOT EXISTS contexts_by_path ON contexts(path)`,
     ],
   },
+  {
+    version: 12,
+    name: "owner liveness and timed wakes: an owner's time to live and last beat, a parked run's wake time (src/ledger/liveness.ts, src/ledger/waker.ts)",
+    sql: [
+      // seconds the owner may go without a beat (NULL: never stale); its last beat (heartbeat, claim, start, grant)
+      `ALTER TABLE runs ADD COLUMN owner_ttl_seconds INTEGER`,
+      `ALTER TABLE runs ADD COLUMN beat_at TEXT`,
+      // the beat a stale_owner event was recorded for (once per missed beat)
+      `ALTER TABLE runs ADD COLUMN stale_noted_beat TEXT`,
+      // a parked run's wake time; woken once, by a compare-and-set on this column
+      `ALTER TABLE runs ADD COLUMN wake_at TEXT`,
+      // when a running process acted on the run's time budget (deadline, wall_seconds): once
+      `ALTER TABLE runs ADD COLUMN time_acted_at TEXT`,
+      `CREATE INDEX IF NOT EXISTS runs_by_wake ON runs(wake_at) WHERE wake_at IS NOT NULL`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -9,7 +9,7 @@ import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { describeWider, GRANT_LISTS, type Permissions, widerBudget, widerPermissions } from "../core/run_rules/grant.ts";
 import { ConflictError, UnauthorizedError } from "../core/errors.ts";
 import { addEvent, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
-import { type GrantRecord, type Run, runRow, shownStatus, toRun } from "./run_record.ts";
+import { type GrantRecord, type Run, readRun, runRow, shownStatus } from "./run_record.ts";
 
 export interface GrantInput {
   /** Narrower lists (omitted: as asked). */
@@ -46,7 +46,7 @@ export class Grants {
       if (rs.rowsAffected !== 1) throw new ConflictError(`Run ${runId} changed underneath; read it with run.get and decide again`, { reason: "cas", run_id: runId });
       await addEvent(tx, seq, Number(run.epoch), d.event, d.detail, at);
     });
-    return toRun(await runRow(this.d, null, seq));
+    return await readRun(this.d, seq);
   }
 
   /** Grant a requested run as asked or narrowed; anything wider than the request is refused (`unauthorized`, naming it). */
@@ -68,7 +68,7 @@ export class Grants {
       }
       const narrowed = wider.length === 0 && (JSON.stringify(authorization) !== JSON.stringify(asked.authorization) || JSON.stringify(budget) !== JSON.stringify(asked.budget));
       return {
-        set: { status: "running", grant_state: "granted", authorization: JSON.stringify(authorization), budget_limits: JSON.stringify(budget), created_at: at },
+        set: { status: "running", grant_state: "granted", authorization: JSON.stringify(authorization), budget_limits: JSON.stringify(budget), created_at: at, beat_at: at },
         record: { ...record, state: "granted", decided_by: input.by, decided_at: at, reason: input.reason, standing: null },
         event: "granted",
         detail: { by: input.by, reason: input.reason, narrowed },

@@ -2,7 +2,8 @@
  * The run ledger (seed 003) as the root exposes it, `root.runs`: one face over its parts, one
  * concept a file. A task's terms (terms.ts); runs, their recovery and continuation (runs.ts), as
  * stored (run_record.ts); what happens to a run once begun (lifecycle.ts); the host's grants
- * (grants.ts); effects and their receipts (receipts.ts); spending (budget.ts). The parts share one
+ * (grants.ts); effects and their receipts (receipts.ts); spending (budget.ts); the owner's
+ * heartbeat (liveness.ts) and what a running process does on time (waker.ts). The parts share one
  * database, blob store and clock, and every run write is fenced by the run's epoch (common.ts).
  * What a run delivers (adjustments, artifacts, context) is the other face, deliverables.ts.
  */
@@ -14,7 +15,9 @@ import { type GrantInput, Grants } from "./grants.ts";
 import { Lifecycle, type RunCheckpoint } from "./lifecycle.ts";
 import { type BeginInput, type OpenItem, type Receipt, Receipts, type SettleInput } from "./receipts.ts";
 import type { Run } from "./run_record.ts";
-import { type ContinueRunInput, Runs, type RunSummary, type StartRunInput } from "./runs.ts";
+import { type ClaimBy, type ContinueRunInput, Runs, type RunSummary, type StartRunInput } from "./runs.ts";
+import { type HeartbeatAnswer, Liveness } from "./liveness.ts";
+import { nextInstantOf, RunWaker } from "./waker.ts";
 import { type TaskTerms, Terms } from "./terms.ts";
 
 /** Runs, their ownership, grants, receipts and budgets: each method is its part's (see the files named above). */
@@ -25,14 +28,40 @@ export class RunLedger {
   readonly #grants: Grants;
   readonly #receipts: Receipts;
   readonly #budgets: Budgets;
+  readonly #liveness: Liveness;
+  readonly #d: LedgerDeps;
+  #waker: RunWaker | null = null;
 
   constructor(d: LedgerDeps) {
+    this.#d = d;
     this.#terms = new Terms(d);
     this.#budgets = new Budgets(d);
     this.#receipts = new Receipts(d, this.#budgets);
     this.#runs = new Runs(d, this.#terms, this.#budgets, this.#receipts);
     this.#lifecycle = new Lifecycle(d);
     this.#grants = new Grants(d);
+    this.#liveness = new Liveness(d, this.#budgets);
+  }
+
+  /**
+   * Starts acting on time for this root's runs (waker.ts): wakes, time budgets, stale owners; a
+   * long-running process calls it once per open root. Returns how to stop it (before closing the database).
+   */
+  startWaker(): () => Promise<void> {
+    const waker = (this.#waker ??= new RunWaker(this.#d));
+    waker.start();
+    return () => waker.stop();
+  }
+
+  /** The ledger's clock (what every row records and every view computes liveness from). */
+  now(): Date {
+    return this.#d.clock.now();
+  }
+
+  /** A run changed here: the timer fires by its next instant (a wake, a time limit, a TTL). */
+  #due<T extends { run: Run } | Run>(out: T): T {
+    this.#waker?.rearm(nextInstantOf("run" in out ? out.run : out));
+    return out;
   }
 
   // a task's terms (terms.ts)
@@ -56,8 +85,8 @@ export class RunLedger {
   }
 
   // runs (runs.ts)
-  start(task: TaskState | null, input: StartRunInput): Promise<Run> {
-    return this.#runs.start(task, input);
+  async start(task: TaskState | null, input: StartRunInput): Promise<Run> {
+    return this.#due(await this.#runs.start(task, input));
   }
   listRuns(taskId?: string): Promise<RunSummary[]> {
     return this.#runs.listRuns(taskId);
@@ -65,19 +94,24 @@ export class RunLedger {
   get(runId: string): ReturnType<Runs["get"]> {
     return this.#runs.get(runId);
   }
-  claim(runId: string, owner: string): Promise<{ run: Run; newly_unknown: Receipt[]; checkpoint: RunCheckpoint | null }> {
-    return this.#runs.claim(runId, owner);
+  async claim(runId: string, owner: string, by: ClaimBy): Promise<{ run: Run; newly_unknown: Receipt[]; checkpoint: RunCheckpoint | null }> {
+    return this.#due(await this.#runs.claim(runId, owner, by));
+  }
+
+  // the owner's liveness (liveness.ts)
+  heartbeat(runId: string, epoch: number): Promise<HeartbeatAnswer> {
+    return this.#liveness.heartbeat(runId, epoch);
   }
   continueRun(parentId: string, input: ContinueRunInput): Promise<{ run: Run; open_items: OpenItem[] }> {
     return this.#runs.continueRun(parentId, input);
   }
 
   // a begun run's lifecycle (lifecycle.ts)
-  park(runId: string, epoch: number, waitingFor: string, forUser = false): Promise<Run> {
-    return this.#lifecycle.park(runId, epoch, waitingFor, forUser);
+  async park(runId: string, epoch: number, waitingFor: string, forUser = false, wakeAt: string | null = null): Promise<Run> {
+    return this.#due(await this.#lifecycle.park(runId, epoch, waitingFor, forUser, wakeAt));
   }
-  wake(runId: string, epoch: number | null, reason: string, by: { side: "host" | "agent"; name: string }, answer: { text: string; data?: Record<string, unknown> } | null): Promise<Run> {
-    return this.#lifecycle.wake(runId, epoch, reason, by, answer);
+  async wake(runId: string, epoch: number | null, reason: string, by: { side: "host" | "agent"; name: string }, answer: { text: string; data?: Record<string, unknown> } | null): Promise<Run> {
+    return this.#due(await this.#lifecycle.wake(runId, epoch, reason, by, answer));
   }
   yieldRequest(runId: string, epoch: number, reason: string, requestId: string | null, adjustmentId: string | null): Promise<Run> {
     return this.#lifecycle.yieldRequest(runId, epoch, reason, requestId, adjustmentId);
@@ -93,8 +127,8 @@ export class RunLedger {
   }
 
   // the host's decision on a requested run (grants.ts)
-  grant(runId: string, input: GrantInput): Promise<Run> {
-    return this.#grants.grant(runId, input);
+  async grant(runId: string, input: GrantInput): Promise<Run> {
+    return this.#due(await this.#grants.grant(runId, input));
   }
   refuse(runId: string, by: string, reason: string): Promise<Run> {
     return this.#grants.refuse(runId, by, reason);

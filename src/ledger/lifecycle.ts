@@ -8,7 +8,7 @@
  */
 import { UnauthorizedError } from "../core/errors.ts";
 import { addEvent, fence, json, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
-import { type HostAnswer, requireStatus, type Run, runRow, type RunStatus, toRun } from "./run_record.ts";
+import { type HostAnswer, requireStatus, readRun, type Run, runRow, type RunStatus } from "./run_record.ts";
 
 /** A run's own working summary: what is settled and what is open. */
 export interface RunCheckpoint {
@@ -36,7 +36,7 @@ export class Lifecycle {
     epoch: number | null,
     allowed: RunStatus[],
     doing: string,
-    set: { status?: RunStatus; parked_on?: string | null; parked_for_user?: boolean; answer?: string; outcome?: string; gaps?: string[]; ended?: boolean },
+    set: { status?: RunStatus; parked_on?: string | null; parked_for_user?: boolean; wake_at?: string | null; beat?: boolean; answer?: string; outcome?: string; gaps?: string[]; ended?: boolean },
     event: string,
     detail: Record<string, unknown>,
     check?: (run: Row) => void,
@@ -49,13 +49,15 @@ export class Lifecycle {
       requireStatus(run, allowed, doing);
       check?.(run);
       await tx.execute({
-        sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, parked_for_user = COALESCE(?, parked_for_user), answer = COALESCE(?, answer),
+        sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, parked_for_user = COALESCE(?, parked_for_user), wake_at = ?, beat_at = COALESCE(?, beat_at), answer = COALESCE(?, answer),
               outcome = COALESCE(?, outcome), gaps = COALESCE(?, gaps),
               ended_at = CASE WHEN ? THEN ? ELSE ended_at END, updated_at = ? WHERE seq = ?`,
         args: [
           set.status ?? null,
           set.parked_on === undefined ? str(run.parked_on) : set.parked_on,
           set.parked_for_user === undefined ? null : set.parked_for_user ? 1 : 0,
+          set.wake_at === undefined ? str(run.wake_at) : set.wake_at,
+          set.beat ? at : null,
           set.answer ?? null,
           set.outcome ?? null,
           set.gaps ? JSON.stringify(set.gaps) : null,
@@ -67,12 +69,15 @@ export class Lifecycle {
       });
       await addEvent(tx, seq, Number(run.epoch), event, detail, at);
     });
-    return toRun(await runRow(this.d, null, seq));
+    return await readRun(this.d, seq);
   }
 
-  /** Park a running run; parked `forUser`, only the host wakes it, with its answer. */
-  park(runId: string, epoch: number, waitingFor: string, forUser = false): Promise<Run> {
-    return this.#step(runId, epoch, ["running"], "park", { status: "parked", parked_on: waitingFor, parked_for_user: forUser }, "parked", { waiting_for: waitingFor, for_user: forUser });
+  /**
+   * Park a running run; parked `forUser`, only the host wakes it, with its answer. With `wakeAt`, a
+   * running longrun process wakes it at that time (waker.ts), once, also after a restart.
+   */
+  park(runId: string, epoch: number, waitingFor: string, forUser = false, wakeAt: string | null = null): Promise<Run> {
+    return this.#step(runId, epoch, ["running"], "park", { status: "parked", parked_on: waitingFor, parked_for_user: forUser, wake_at: wakeAt }, "parked", { waiting_for: waitingFor, for_user: forUser, wake_at: wakeAt });
   }
 
   /**
@@ -82,7 +87,7 @@ export class Lifecycle {
   wake(runId: string, epoch: number | null, reason: string, by: { side: "host" | "agent"; name: string }, answer: { text: string; data?: Record<string, unknown> } | null): Promise<Run> {
     const at = now(this.d);
     const stored = answer ? JSON.stringify({ text: answer.text, data: answer.data ?? null, by: by.name, at } satisfies HostAnswer) : undefined;
-    return this.#step(runId, epoch, ["parked"], "wake", { status: "running", parked_on: null, parked_for_user: false, answer: stored }, "woken", { reason, by: by.name, answer: answer ? { text: answer.text, data: answer.data ?? null } : null }, (run) => {
+    return this.#step(runId, epoch, ["parked"], "wake", { status: "running", parked_on: null, parked_for_user: false, wake_at: null, beat: true, answer: stored }, "woken", { reason, by: by.name, answer: answer ? { text: answer.text, data: answer.data ?? null } : null }, (run) => {
       if (by.side !== "host" && Number(run.parked_for_user ?? 0) === 1) {
         throw new UnauthorizedError(
           `Refused: run ${runId} is parked for the user (${str(run.parked_on) ?? "an answer"}); only the host wakes it, with the user's answer (run.wake with answer, host side)`,
@@ -99,12 +104,12 @@ export class Lifecycle {
 
   /** The user stops the whole run. The host may cancel without an epoch; an agent must carry its epoch. */
   cancel(runId: string, epoch: number | null, reason: string, by: string): Promise<Run> {
-    return this.#step(runId, epoch, ["running", "parked", "requested"], "be cancelled", { status: "cancelled", parked_on: null, ended: true }, "cancelled", { reason, by });
+    return this.#step(runId, epoch, ["running", "parked", "requested"], "be cancelled", { status: "cancelled", parked_on: null, wake_at: null, ended: true }, "cancelled", { reason, by });
   }
 
   /** The end of a run: its outcome and the gaps that remain open. A normal end never closes them. */
   finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
-    return this.#step(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, ended: true }, status, { outcome, gaps });
+    return this.#step(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, wake_at: null, ended: true }, status, { outcome, gaps });
   }
 
   /** A run's own working summary: what is settled and what is open (recovery reads the newest). */

@@ -7,6 +7,7 @@ import type { Tx as Transaction } from "../db/database.ts";
 import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { ConflictError, NotFoundError } from "../core/errors.ts";
 import type { Permissions } from "../core/run_rules/grant.ts";
+import { type Liveness, livenessOf } from "../core/run_rules/liveness.ts";
 import { json, type LedgerDeps, type Row, RUN_ID, seqOf, str } from "./common.ts";
 
 /** What a run may use: tools, sources, the providers data may be sent to (`send`), and its scope. */
@@ -51,7 +52,7 @@ export function shownStatus(r: Row): RunStatus {
   return String(r.status) as RunStatus;
 }
 
-export interface Run {
+export interface Run extends Liveness {
   run_id: string;
   task_id: string;
   parent_run_id: string | null;
@@ -63,6 +64,8 @@ export interface Run {
   parked_on: string | null;
   /** Parked for the user: only the host wakes it, with its answer. */
   parked_for_user: boolean;
+  /** When a running longrun process wakes it (parked with wake_at), null otherwise. */
+  wake_at: string | null;
   /** The host's answer that last woke it (null when none). */
   answer: HostAnswer | null;
   /** The request and the host's decision (null for a run from before grants). */
@@ -74,18 +77,22 @@ export interface Run {
   ended_at: string | null;
 }
 
-export function toRun(r: Row): Run {
+/** A run as shown at `now`: its owner's liveness is computed from the clock, never stored. */
+export function toRun(r: Row, now: Date): Run {
+  const status = shownStatus(r);
+  const ttl = r.owner_ttl_seconds === null || r.owner_ttl_seconds === undefined ? null : Number(r.owner_ttl_seconds);
   return {
     run_id: RUN_ID.format(Number(r.seq)),
     task_id: String(r.task_id),
     parent_run_id: r.parent_seq === null ? null : RUN_ID.format(Number(r.parent_seq)),
-    status: shownStatus(r),
+    status,
     owner: String(r.owner),
     epoch: Number(r.epoch),
     authorization: authorizationOf(r.authorization),
     budget_limits: json<BudgetLimits>(r.budget_limits, {}),
     parked_on: str(r.parked_on),
     parked_for_user: Number(r.parked_for_user ?? 0) === 1,
+    wake_at: str(r.wake_at),
     answer: json<HostAnswer | null>(r.answer, null),
     grant: json<GrantRecord | null>(r.grant_record, null),
     outcome: str(r.outcome),
@@ -93,6 +100,7 @@ export function toRun(r: Row): Run {
     created_at: String(r.created_at),
     updated_at: String(r.updated_at),
     ended_at: str(r.ended_at),
+    ...livenessOf(status, ttl, str(r.beat_at), now),
   };
 }
 
@@ -102,6 +110,11 @@ export async function runRow(d: LedgerDeps, tx: Transaction | null, runSeq: numb
   const rs = await exec.execute({ sql: "SELECT * FROM runs WHERE seq = ?", args: [runSeq] });
   if (!rs.rows.length) throw new NotFoundError("run", RUN_ID.format(runSeq), "; run.start creates one");
   return rs.rows[0]!;
+}
+
+/** A run as shown now, by the ledger's clock. */
+export async function readRun(d: LedgerDeps, runSeq: number): Promise<Run> {
+  return toRun(await runRow(d, null, runSeq), d.clock.now());
 }
 
 /** Refuses (`conflict`, `run_status`) unless the run shows one of the `allowed` statuses. */

@@ -12,13 +12,14 @@ import type { Tx as Transaction } from "../db/database.ts";
 import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { ConflictError, NoActiveTaskError, UnauthorizedError } from "../core/errors.ts";
 import { widerItems } from "../core/run_rules/grant.ts";
+import { mayClaim } from "../core/run_rules/liveness.ts";
 import { RECEIPT_KINDS, type ReceiptKind } from "../core/run_rules/receipts.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
 import { latestCheckpoint, type RunCheckpoint } from "./lifecycle.ts";
 import type { BudgetStatus, Budgets } from "./budget.ts";
 import { type OpenItem, type Receipt, type Receipts, toReceipt } from "./receipts.ts";
-import { type Authorization, authorizationOf, type GrantRecord, requireStatus, type Run, runRow, shownStatus, toRun } from "./run_record.ts";
+import { type Authorization, authorizationOf, type GrantRecord, readRun, requireStatus, type Run, runRow, shownStatus, toRun } from "./run_record.ts";
 import { type TaskTerms, type Terms, termsMissing } from "./terms.ts";
 
 export type RunSummary = Run & { budget: BudgetStatus; open_items: number; checkpoint: RunCheckpoint | null };
@@ -53,6 +54,8 @@ export interface GrantNow {
 
 export interface StartRunInput {
   owner: string;
+  /** Seconds the owner may go without a beat before the run shows stale_owner (null: never stale). */
+  owner_ttl_seconds: number | null;
   authorization: Authorization;
   budget: BudgetLimits;
   constraints: string[];
@@ -94,6 +97,24 @@ function grantColumns(input: { authorization: Authorization; budget: BudgetLimit
   };
 }
 
+/** Who claims a run: the caller's side and name, the standbys the root's settings name, and the new owner's TTL. */
+export interface ClaimBy {
+  side: "host" | "agent";
+  name: string;
+  standbys: readonly string[];
+  /** The new owner's time to live in seconds (null: untracked; undefined: the run's own is kept). */
+  ttl?: number | null;
+}
+
+/** Why a stale run is not the caller's to claim: only the host or a named standby takes it over. */
+function staleClaimRefused(run: Run, owner: string): UnauthorizedError {
+  return new UnauthorizedError(
+    `Refused: run ${run.run_id} is stale_owner since ${run.stale_since} (owner ${run.owner} missed its ${run.owner_ttl_seconds} s time to live); ` +
+      `only the host, or a standby the root's .longrun/settings.json names in standby_owners, may claim it, and ${JSON.stringify(owner)} is not one`,
+    { reason: "stale_owner", run_id: run.run_id, owner: run.owner, stale_since: run.stale_since, claimant: owner, setting: "standby_owners" },
+  );
+}
+
 /** The ledger's runs: started, continued, claimed and observed. */
 export class Runs {
   constructor(private readonly d: LedgerDeps, private readonly terms: Terms, private readonly budgets: Budgets, private readonly receipts: Receipts) {}
@@ -118,16 +139,16 @@ export class Runs {
       }
       const g = grantColumns(input, at);
       const rs = await tx.execute({
-        sql: `INSERT INTO runs(task_id, status, owner, epoch, authorization, budget_limits, grant_state, grant_record, created_at, updated_at)
-              VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-        args: [task.task_id, g.status, input.owner, JSON.stringify(input.authorization), g.budget, g.grant_state, g.record, at, at],
+        sql: `INSERT INTO runs(task_id, status, owner, epoch, authorization, budget_limits, grant_state, grant_record, created_at, updated_at, owner_ttl_seconds, beat_at)
+              VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+        args: [task.task_id, g.status, input.owner, JSON.stringify(input.authorization), g.budget, g.grant_state, g.record, at, at, input.owner_ttl_seconds, at],
       });
       const seq = Number(rs.rows[0]!.seq);
       await addEvent(tx, seq, 1, input.grant ? "started" : "requested", { owner: input.owner, requested_by: input.requested_by }, at);
       if (input.grant) await addEvent(tx, seq, 1, "granted", { by: input.grant.by, reason: input.grant.reason, standing: input.grant.standing }, at);
       return seq;
     });
-    return toRun(await runRow(this.d, null, seq));
+    return await readRun(this.d, seq);
   }
 
   /**
@@ -163,7 +184,7 @@ export class Runs {
     });
     const out: RunSummary[] = [];
     for (const row of rs.rows) {
-      const run = toRun(row);
+      const run = toRun(row, this.d.clock.now());
       const seq = Number(row.seq);
       out.push({ ...run, budget: await this.budgets.status(seq, run.budget_limits, null, run.created_at), open_items: (await this.receipts.openItems(seq)).length, checkpoint: await latestCheckpoint(this.d, seq) });
     }
@@ -173,7 +194,7 @@ export class Runs {
   /** Observe: everything about a run, changing nothing. */
   async get(runId: string) {
     const seq = seqOf(RUN_ID, runId, "run");
-    const run = toRun(await runRow(this.d, null, seq));
+    const run = await readRun(this.d, seq);
     const task = await this.d.db.execute({ sql: "SELECT question, constraints, terms FROM ledger_tasks WHERE task_id = ?", args: [run.task_id] });
     const terms = json<TaskTerms | null>(task.rows[0]?.terms, null);
     const receipts = (await this.d.db.execute({ sql: "SELECT * FROM receipts WHERE run_seq = ? ORDER BY seq", args: [seq] })).rows.map(toReceipt);
@@ -202,23 +223,42 @@ export class Runs {
     };
   }
 
-  /** Same-run recovery: a new owner at epoch + 1; what was begun and never settled becomes unknown. */
-  async claim(runId: string, owner: string): Promise<{ run: Run; newly_unknown: Receipt[]; checkpoint: RunCheckpoint | null }> {
+  /**
+   * Same-run recovery: a new owner at epoch + 1; what was begun and never settled becomes unknown.
+   * A run whose owner is live (or tracks no liveness) anyone may claim, as always; a stale one only
+   * the host or a standby `by.standbys` names (mayClaim). The claim is the new owner's first beat;
+   * `ttl` (undefined: the run's TTL is kept) sets its time to live.
+   */
+  async claim(runId: string, owner: string, by: ClaimBy): Promise<{ run: Run; newly_unknown: Receipt[]; checkpoint: RunCheckpoint | null }> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = now(this.d);
     const unknown = await this.d.db.write(async (tx) => {
       const run = await runRow(this.d, tx, seq);
       requireStatus(run, ["running", "parked"], "be claimed");
+      const shown = toRun(run, this.d.clock.now());
+      if (!mayClaim(shown.stale_owner, by.side, owner, by.standbys)) throw staleClaimRefused(shown, owner);
       const epoch = Number(run.epoch) + 1;
-      await tx.execute({ sql: "UPDATE runs SET epoch = ?, owner = ?, updated_at = ? WHERE seq = ? AND epoch = ?", args: [epoch, owner, at, seq, Number(run.epoch)] });
+      const ttl = by.ttl === undefined ? shown.owner_ttl_seconds : by.ttl;
+      await tx.execute({
+        sql: "UPDATE runs SET epoch = ?, owner = ?, owner_ttl_seconds = ?, beat_at = ?, updated_at = ? WHERE seq = ? AND epoch = ?",
+        args: [epoch, owner, ttl, at, at, seq, Number(run.epoch)],
+      });
       const marked = await tx.execute({
         sql: "UPDATE receipts SET status = 'unknown', unknown_at = ? WHERE run_seq = ? AND status = 'begun' RETURNING *",
         args: [at, seq],
       });
-      await addEvent(tx, seq, epoch, "claimed", { owner, previous_owner: String(run.owner), previous_epoch: Number(run.epoch), receipts_now_unknown: marked.rows.length }, at);
+      await addEvent(tx, seq, epoch, "claimed", {
+        owner,
+        previous_owner: String(run.owner),
+        previous_epoch: Number(run.epoch),
+        receipts_now_unknown: marked.rows.length,
+        stale_owner: shown.stale_owner,
+        stale_since: shown.stale_since,
+        by: by.name,
+      }, at);
       return marked.rows.map(toReceipt);
     });
-    return { run: toRun(await runRow(this.d, null, seq)), newly_unknown: unknown, checkpoint: await latestCheckpoint(this.d, seq) };
+    return { run: await readRun(this.d, seq), newly_unknown: unknown, checkpoint: await latestCheckpoint(this.d, seq) };
   }
 
   /**
@@ -277,6 +317,6 @@ export class Runs {
       await addEvent(tx, parentSeq, Number(parent.epoch), "continued_by", { run_id: RUN_ID.format(seq) }, at);
       return seq;
     });
-    return { run: toRun(await runRow(this.d, null, seq)), open_items: await this.receipts.openItems(seq) };
+    return { run: await readRun(this.d, seq), open_items: await this.receipts.openItems(seq) };
   }
 }

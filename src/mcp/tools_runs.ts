@@ -14,6 +14,7 @@ export const RESEARCH: ToolDef["sets"] = ["research"];
 export const runId = 'The run, e.g. "R_0001"';
 export const epoch = "Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1";
 const owner = 'Who runs it: a name for this executor, e.g. "worker-1"';
+const ownerTtl = "Seconds you may go without run_heartbeat before the run shows stale_owner (and a standby may take it over), e.g. 120";
 export const strings = (what: string, example: string) => `${what}, e.g. ${example}`;
 
 const amounts = {
@@ -45,6 +46,7 @@ export const runTools: ToolDef[] = [
       scope: strings("What it covers", '["2020-2025 papers"]'),
       budget: budgetParam("Its budget"),
       constraints: strings("The user's constraints, verbatim", '["no paywalled sources"]'),
+      owner_ttl_seconds: ownerTtl,
     }),
     output: shape({ run: RUN }),
     hints: ADDS,
@@ -76,8 +78,18 @@ export const runTools: ToolDef[] = [
     method: "run.claim",
     description:
       "Take over a run after a crash, under a new ownership number: the old owner's writes are refused from now on; effects it began but never settled become unknown (check them, never just redo them).",
-    input: pickParams(L.runClaim, { run_id: runId, owner }),
+    input: pickParams(L.runClaim, { run_id: runId, owner, owner_ttl_seconds: ownerTtl }),
     output: shape({ run: RUN, newly_unknown: listOf(RECEIPT) }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "run_heartbeat",
+    method: "run.heartbeat",
+    description:
+      "Say you are still working on the run (keeps it from going stale_owner). The answer's stop tells you to stop now: cancelled, budget_exhausted, deadline, or superseded (someone else owns the run now); null means go on.",
+    input: pickParams(L.runHeartbeat, { run_id: runId, epoch }),
+    output: shape({ run: RUN, stop: nullable(STRING) }),
     hints: ADDS,
     sets: RESEARCH,
   },
@@ -118,12 +130,13 @@ export const runTools: ToolDef[] = [
   {
     name: "run_park",
     method: "run.park",
-    description: "Set a running run aside while it waits for something outside. Nothing wakes it by itself: run_wake does.",
+    description: "Set a running run aside while it waits for something outside. run_wake wakes it, or longrun itself at wake_at.",
     input: pickParams(L.runPark, {
       run_id: runId,
       epoch,
       waiting_for: 'What it waits for, e.g. "the user\'s API key"',
       for_user: "true when it waits for the user: then only the user wakes it, with the answer, e.g. true",
+      wake_at: 'When longrun wakes it by itself (ISO time), e.g. "2026-12-01T18:00:00Z"',
     }),
     output: shape({ run: RUN }),
     hints: ADDS,

@@ -248,6 +248,8 @@ export class RootRegistry {
         (r) => {
           if (this.#open.get(key) !== opening) return;
           this.#ready.set(key, r);
+          // parked runs whose wake_at came, time budgets, stale owners: acted on while the root is open
+          r.wakeRuns();
           // bodies left by processes killed before their commit: collected once, in the background
           if (!this.#collected.has(key)) {
             this.#collected.add(key);

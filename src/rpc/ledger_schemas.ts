@@ -7,6 +7,7 @@ import { jsonObject, longText, params, shortText, stringList, taskId, taskIdFiel
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
+const ownerTtl = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.owner_ttl_seconds)));
 const amount = v.pipe(v.number(), v.minValue(0), v.maxValue(1e15));
 const amounts = v.strictObject(Object.fromEntries(BUDGET_DIMENSIONS.map((d) => [d, v.optional(amount)])) as Record<(typeof BUDGET_DIMENSIONS)[number], v.OptionalSchema<typeof amount, undefined>>);
 export const budget = v.strictObject({
@@ -47,9 +48,12 @@ export const L = {
     reason: v.optional(shortText()),
     budget: v.optional(budget),
     constraints: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
+    // seconds the owner may go without a beat (run.heartbeat) before the run shows stale_owner
+    owner_ttl_seconds: ownerTtl,
   }),
   runId: params({ run_id: runId }),
-  runClaim: params({ run_id: runId, owner: shortText() }),
+  runClaim: params({ run_id: runId, owner: shortText(), owner_ttl_seconds: ownerTtl }),
+  runHeartbeat: params({ run_id: runId, epoch }),
   runContinue: params({
     parent_run_id: runId,
     owner: shortText(),
@@ -88,7 +92,14 @@ export const L = {
     ...amounts.entries,
     evidence: longText(),
   }),
-  runPark: params({ run_id: runId, epoch, waiting_for: shortText(), for_user: v.optional(v.boolean()) }),
+  runPark: params({
+    run_id: runId,
+    epoch,
+    waiting_for: shortText(),
+    for_user: v.optional(v.boolean()),
+    // a running longrun process wakes it then (bounded: LIMITS.wake_at_days ahead)
+    wake_at: v.optional(v.pipe(v.string(), v.isoTimestamp("wake_at is an ISO 8601 instant such as 2026-12-01T18:00:00Z"))),
+  }),
   // the host may omit the epoch; answer (the user's, through the host) is the host's to give
   runWake: params({
     run_id: runId,

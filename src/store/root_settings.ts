@@ -7,6 +7,9 @@
  *                      standing grants: a research run the agent side asks for (run.start, never a
  *                      continuation) within one allowance's lists is granted at once, its budget
  *                      capped by the allowance's; recorded as the host's (`host:settings`, the name)
+ *   {"standby_owners": ["worker-2"]}
+ *                      owners that may claim a run whose owner went stale (missed its
+ *                      owner_ttl_seconds); without it (the default) only the host claims a stale run
  *
  * Read when a checkpoint is made (a request's `lang` wins). A missing file is the defaults; a file
  * that cannot be read or names an unknown language is reported here as an error, and the contract
@@ -56,6 +59,17 @@ export function readRunAllowances(path: string): Allowance[] {
     }
     return o as unknown as Allowance;
   });
+}
+
+/**
+ * The owners the host names as standbys for stale runs; none when the file or the key is missing.
+ * A malformed list is an error (the caller then names no standby: only the host claims a stale run).
+ */
+export function readStandbyOwners(path: string): string[] {
+  const list = readSettings(path)?.standby_owners;
+  if (list === undefined) return [];
+  if (!isStrings(list) || list.some((s) => !s)) throw new Error(`${path}: standby_owners is a list of owner names`);
+  return list;
 }
 
 export function readCheckpointLang(path: string): CheckpointLang | null {

@@ -25,6 +25,7 @@ from .types import (
     RunContinueResult,
     RunEndStatus,
     RunGetResult,
+    RunHeartbeatResult,
     RunListResult,
     RunResult,
 )
@@ -36,19 +37,28 @@ class RunMethods:
     def _request(self, method: str, params: Dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunResult:
+    def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None, reason: Optional[str] = None, owner_ttl_seconds: Optional[int] = None) -> RunResult:
         """Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.
         From the host it is granted at once; from the agent side it is ``requested`` until the host grants it.
+        ``owner_ttl_seconds``: the owner beats (``heartbeat_run``) at least that often, or the run shows ``stale_owner``.
         """
-        return cast(RunResult, self._request("run.start", clean({"owner": owner, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "constraints": constraints, "reason": reason})))
+        return cast(RunResult, self._request("run.start", clean({"owner": owner, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "constraints": constraints, "reason": reason, "owner_ttl_seconds": owner_ttl_seconds})))
 
     def get_run(self, run_id: str) -> RunGetResult:
         """Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."""
         return cast(RunGetResult, self._request("run.get", clean({"run_id": run_id})))
 
-    def claim_run(self, run_id: str, owner: str) -> RunClaimResult:
-        """Same-run recovery: a new epoch; receipts begun but not settled become unknown."""
-        return cast(RunClaimResult, self._request("run.claim", clean({"run_id": run_id, "owner": owner})))
+    def claim_run(self, run_id: str, owner: str, owner_ttl_seconds: Optional[int] = None) -> RunClaimResult:
+        """Same-run recovery: a new epoch; receipts begun but not settled become unknown. A ``stale_owner`` run is
+        claimed only by the host or a standby named in the root's settings (``standby_owners``).
+        """
+        return cast(RunClaimResult, self._request("run.claim", clean({"run_id": run_id, "owner": owner, "owner_ttl_seconds": owner_ttl_seconds})))
+
+    def heartbeat_run(self, run_id: str, epoch: int) -> RunHeartbeatResult:
+        """The owner's beat, fenced by its epoch; ``stop`` says what to stop for now (None: go on): ``cancelled``,
+        ``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded).
+        """
+        return cast(RunHeartbeatResult, self._request("run.heartbeat", clean({"run_id": run_id, "epoch": epoch})))
 
     def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunContinueResult:
         """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.
@@ -72,9 +82,11 @@ class RunMethods:
         """A run's own working summary (what is settled, what is open), fenced by its epoch."""
         return cast(RunCheckpointResult, self._request("run.checkpoint", clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note})))
 
-    def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None) -> RunResult:
-        """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."""
-        return cast(RunResult, self._request("run.park", clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for, "for_user": for_user})))
+    def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None, wake_at: Optional[str] = None) -> RunResult:
+        """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer.
+        ``wake_at`` (ISO time): a running longrun process wakes it then, once (also after a restart).
+        """
+        return cast(RunResult, self._request("run.park", clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for, "for_user": for_user, "wake_at": wake_at})))
 
     def wake_run(self, run_id: str, epoch: Optional[int] = None, reason: Optional[str] = None, answer: Optional[HostAnswerIn] = None) -> RunResult:
         """Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the
@@ -128,19 +140,28 @@ class AsyncRunMethods:
     async def _request(self, method: str, params: Dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    async def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunResult:
+    async def start_run(self, owner: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, constraints: Optional[Sequence[str]] = None, reason: Optional[str] = None, owner_ttl_seconds: Optional[int] = None) -> RunResult:
         """Starts a run of the current task (epoch 1): owner, authorization (tools, sources, ``send``), budget limits.
         From the host it is granted at once; from the agent side it is ``requested`` until the host grants it.
+        ``owner_ttl_seconds``: the owner beats (``heartbeat_run``) at least that often, or the run shows ``stale_owner``.
         """
-        return cast(RunResult, await self._request("run.start", clean({"owner": owner, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "constraints": constraints, "reason": reason})))
+        return cast(RunResult, await self._request("run.start", clean({"owner": owner, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "constraints": constraints, "reason": reason, "owner_ttl_seconds": owner_ttl_seconds})))
 
     async def get_run(self, run_id: str) -> RunGetResult:
         """Observes a run (changes nothing): status, owner, epoch, budget, unknown receipts, open items, events."""
         return cast(RunGetResult, await self._request("run.get", clean({"run_id": run_id})))
 
-    async def claim_run(self, run_id: str, owner: str) -> RunClaimResult:
-        """Same-run recovery: a new epoch; receipts begun but not settled become unknown."""
-        return cast(RunClaimResult, await self._request("run.claim", clean({"run_id": run_id, "owner": owner})))
+    async def claim_run(self, run_id: str, owner: str, owner_ttl_seconds: Optional[int] = None) -> RunClaimResult:
+        """Same-run recovery: a new epoch; receipts begun but not settled become unknown. A ``stale_owner`` run is
+        claimed only by the host or a standby named in the root's settings (``standby_owners``).
+        """
+        return cast(RunClaimResult, await self._request("run.claim", clean({"run_id": run_id, "owner": owner, "owner_ttl_seconds": owner_ttl_seconds})))
+
+    async def heartbeat_run(self, run_id: str, epoch: int) -> RunHeartbeatResult:
+        """The owner's beat, fenced by its epoch; ``stop`` says what to stop for now (None: go on): ``cancelled``,
+        ``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded).
+        """
+        return cast(RunHeartbeatResult, await self._request("run.heartbeat", clean({"run_id": run_id, "epoch": epoch})))
 
     async def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunContinueResult:
         """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.
@@ -164,9 +185,11 @@ class AsyncRunMethods:
         """A run's own working summary (what is settled, what is open), fenced by its epoch."""
         return cast(RunCheckpointResult, await self._request("run.checkpoint", clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note})))
 
-    async def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None) -> RunResult:
-        """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer."""
-        return cast(RunResult, await self._request("run.park", clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for, "for_user": for_user})))
+    async def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None, wake_at: Optional[str] = None) -> RunResult:
+        """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer.
+        ``wake_at`` (ISO time): a running longrun process wakes it then, once (also after a restart).
+        """
+        return cast(RunResult, await self._request("run.park", clean({"run_id": run_id, "epoch": epoch, "waiting_for": waiting_for, "for_user": for_user, "wake_at": wake_at})))
 
     async def wake_run(self, run_id: str, epoch: Optional[int] = None, reason: Optional[str] = None, answer: Optional[HostAnswerIn] = None) -> RunResult:
         """Wakes a parked run; identity, receipts and budget are kept. The host may omit the epoch and give the

@@ -60,6 +60,7 @@ class Run(TypedDict):
     budget_limits: BudgetLimits
     parked_on: Optional[str]
     parked_for_user: bool
+    wake_at: Optional[str]
     answer: Optional[HostAnswer]
     grant: Optional[GrantRecord]
     outcome: Optional[str]
@@ -67,6 +68,10 @@ class Run(TypedDict):
     created_at: str
     updated_at: str
     ended_at: Optional[str]
+    owner_ttl_seconds: Optional[int]
+    owner_beat_at: Optional[str]
+    stale_owner: bool
+    stale_since: Optional[str]
 
 
 class OpenCharge(TypedDict):
@@ -164,6 +169,16 @@ class TaskStatusResult(_TaskStatusBase, total=False):
 
 class RunResult(TypedDict):
     run: Run
+
+
+HeartbeatStop = Optional[Literal["cancelled", "budget_exhausted", "deadline", "superseded"]]
+
+
+class RunHeartbeatResult(TypedDict):
+    """What the owner must know now: ``stop`` is None (go on) or why to stop."""
+
+    run: Run
+    stop: HeartbeatStop
 
 
 class RunGetResult(TypedDict):

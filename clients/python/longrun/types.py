@@ -20,10 +20,10 @@ from ._task_types import (  # noqa: F401
    
 )
 from ._run_types import (  # noqa: F401
-    Authorization, BudgetResult, BudgetStatus, ChargeResult, GrantRecord, GrantRequest, HostAnswer,
+    Authorization, BudgetResult, BudgetStatus, ChargeResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
-    RunContinueResult, RunEvent, RunGetResult, RunListResult, RunResult, RunSummary, RunTotal,
+    RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunListResult, RunResult, RunSummary, RunTotal,
     TaskStatusResult,
 )
 from ._deliverable_types import (  # noqa: F401

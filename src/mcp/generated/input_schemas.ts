@@ -59,6 +59,7 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     scope: {"type":"array","items":{"type":"string"},"description":"What it covers, e.g. [\"2020-2025 papers\"]"},
     budget: {"type":"object","description":"Its budget: limits per dimension (requests, input_tokens, output_tokens, tool_calls, cost), optional deadline (ISO time) and wall_seconds; {} means no limits, e.g. {\"requests\": 50, \"cost\": 2}"},
     constraints: {"type":"array","items":{"type":"string"},"description":"The user's constraints, verbatim, e.g. [\"no paywalled sources\"]"},
+    owner_ttl_seconds: {"type":"integer","minimum":1,"description":"Seconds you may go without run_heartbeat before the run shows stale_owner (and a standby may take it over), e.g. 120"},
   } },
   run_get: { type: "object", required: ["run_id"], properties: {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},
@@ -70,6 +71,11 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
   run_claim: { type: "object", required: ["run_id","owner"], properties: {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},
     owner: {"type":"string","description":"Who runs it: a name for this executor, e.g. \"worker-1\""},
+    owner_ttl_seconds: {"type":"integer","minimum":1,"description":"Seconds you may go without run_heartbeat before the run shows stale_owner (and a standby may take it over), e.g. 120"},
+  } },
+  run_heartbeat: { type: "object", required: ["run_id","epoch"], properties: {
+    run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},
+    epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},
   } },
   run_continue: { type: "object", required: ["parent_run_id","owner","budget"], properties: {
     parent_run_id: {"type":"string","description":"The run to continue, e.g. \"R_0001\""},
@@ -93,6 +99,7 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},
     waiting_for: {"type":"string","description":"What it waits for, e.g. \"the user's API key\""},
     for_user: {"type":"boolean","description":"true when it waits for the user: then only the user wakes it, with the answer, e.g. true"},
+    wake_at: {"type":"string","description":"When longrun wakes it by itself (ISO time), e.g. \"2026-12-01T18:00:00Z\""},
   } },
   run_wake: { type: "object", required: ["run_id","epoch"], properties: {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},

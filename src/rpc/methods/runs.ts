@@ -4,7 +4,7 @@ import type { BudgetLimits } from "../../core/run_rules/budget.ts";
 import { allowanceGrant, type Permissions } from "../../core/run_rules/grant.ts";
 import type { GrantNow } from "../../ledger/runs.ts";
 import { requireWithinTerms } from "../../ledger/terms.ts";
-import { readRunAllowances } from "../../store/root_settings.ts";
+import { readRunAllowances, readStandbyOwners } from "../../store/root_settings.ts";
 import { LIMITS } from "../../core/limits.ts";
 import type { Root } from "../../root/root.ts";
 import { sha256Hex } from "../../store/blobs.ts";
@@ -60,6 +60,25 @@ function grantNow(root: Root, caller: Caller, want: Permissions, budget: BudgetL
   return null;
 }
 
+/** The standbys the root's settings name; an unreadable file names none (only the host claims a stale run). */
+function standbyOwners(root: Root): string[] {
+  try {
+    return readStandbyOwners(root.paths.settings);
+  } catch {
+    return [];
+  }
+}
+
+/** A wake time as stored (UTC, ms), refused when further ahead than LIMITS.wake_at_days. */
+function wakeTime(root: Root, wakeAt: string | undefined): string | null {
+  if (wakeAt === undefined) return null;
+  const t = Date.parse(wakeAt);
+  const ahead = (t - root.runs.now().getTime()) / 86_400_000;
+  if (Number.isNaN(t)) throw invalidParams("Invalid params for run.park: wake_at is an ISO 8601 instant such as 2026-12-01T18:00:00Z", { field: "wake_at" });
+  if (ahead > LIMITS.wake_at_days) throw new LimitExceededError("wake_at", LIMITS.wake_at_days, Math.ceil(ahead), "days ahead", "park it for less long, and park it again when it wakes");
+  return new Date(t).toISOString();
+}
+
 /** Host-only params of an agent-side method are refused from the agent, naming them. */
 function hostOnly(caller: Caller, method: string, field: string, given: boolean, why: string): void {
   if (given && caller.side !== "host") {
@@ -87,6 +106,7 @@ export const runMethods = [
           authorization,
           budget,
           constraints: p.constraints ?? [],
+          owner_ttl_seconds: p.owner_ttl_seconds ?? null,
           requested_by: callerName(caller),
           grant: grantNow(root, caller, authorization, budget, p.reason, true),
         }),
@@ -134,11 +154,23 @@ export const runMethods = [
   method({
     name: "run.claim",
     side: "agent",
-    summary: "Same-run recovery: take ownership at a new epoch; begun-but-unsettled receipts become unknown",
+    summary:
+      "Same-run recovery: take ownership at a new epoch (the old owner's next step is stale_epoch); begun-but-unsettled receipts become unknown; owner_ttl_seconds sets the new owner's time to live. A run whose owner is stale_owner is claimed only by the host or a standby the root's settings name (standby_owners)",
     params: L.runClaim,
     lane: "state",
     readOnly: false,
-    handler: ({ root }, p) => root.runs.claim(p.run_id, p.owner),
+    handler: ({ root, caller }, p) =>
+      root.runs.claim(p.run_id, p.owner, { side: caller.side, name: callerName(caller), standbys: standbyOwners(root), ttl: p.owner_ttl_seconds }),
+  }),
+  method({
+    name: "run.heartbeat",
+    side: "agent",
+    summary:
+      "The owner's beat, fenced by its epoch: keeps the run from going stale_owner (owner_ttl_seconds) and answers what the owner must know now: stop is null (go on), cancelled, budget_exhausted, deadline (its time budget is up) or superseded (a newer epoch owns the run; nothing recorded)",
+    params: L.runHeartbeat,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }, p) => root.runs.heartbeat(p.run_id, p.epoch),
   }),
   method({
     name: "run.continue",
@@ -187,11 +219,12 @@ export const runMethods = [
   method({
     name: "run.park",
     side: "agent",
-    summary: "Park a running run with what it waits for (nothing wakes it automatically); for_user: true parks it for the user, and only the host wakes it, with the answer",
+    summary:
+      "Park a running run with what it waits for; wake_at: a running longrun process (serve, http, mcp) wakes it then, once, also when it falls due while none ran (at the next start); for_user: true parks it for the user, and only the host wakes it, with the answer (or wake_at, without one)",
     params: L.runPark,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({ run: await root.runs.park(p.run_id, p.epoch, p.waiting_for, p.for_user === true) }),
+    handler: async ({ root }, p) => ({ run: await root.runs.park(p.run_id, p.epoch, p.waiting_for, p.for_user === true, wakeTime(root, p.wake_at)) }),
   }),
   method({
     name: "run.wake",
