@@ -68,8 +68,8 @@ ${HEAD}
 <body>
 <main id="main" class="login">
   <h1>longrun status</h1>
-  <p>This page needs a login link. <code>longrun http</code> prints one when it starts (the <code>page</code> field of its first line);
-  each link works once and opens the page for the host.</p>
+  <p>This page needs a login link. In the project's directory, <code>longrun open</code> makes one and opens it
+  (<code>longrun http --login-link</code> prints one at start); each link works once and opens the page for the host.</p>
   <p>For another link, ask the server with a token (the host's or the agent's; the page then speaks for that side):</p>
   <pre>curl -X POST -H "Authorization: Bearer $TOKEN" http://HOST:PORT/page/link</pre>
   <p>The tokens are in <code>.longrun/http.json</code> under the server's root, or in the environment it was started with.</p>

@@ -117,7 +117,7 @@ export class StatusPage {
       return side;
     };
     const refuse = (c: Context) =>
-      problem(c, 401, "unauthorized", "Log in with the link `longrun http` printed at start (or mint one: POST /page/link with a bearer token), or send Authorization: Bearer <token>");
+      problem(c, 401, "unauthorized", "Log in with a link from `longrun open` in the project (or mint one: POST /page/link with a bearer token), or send Authorization: Bearer <token>");
     /** The root a page request names: the default, or one of the roots the picker offers. */
     const rootOf = (c: Context): string | Response => {
       const named = c.req.query("root");
