@@ -25,8 +25,9 @@ describe("longrun start, list, grant, revoke", () => {
   beforeEach(() => (root = tempDir()));
   afterEach(() => removeDir(root));
 
-  test("in a directory that is no root, list, grant and revoke say so in one line (exit 2) and create nothing", async () => {
+  test("in a directory that is no root, list, grant and revoke say so in one line (exit 2) and create nothing; so does a start without words", async () => {
     requireBinary();
+    assert.match(oneLine(await person(root, "start", " "), "start without words"), /a task needs a description/);
     for (const args of [["list"], ["grant", "fix it"], ["revoke"], ["list", "--json"]]) {
       const r = await person(root, ...args);
       assert.match(oneLine(r, args.join(" ")), /^longrun: \w+: no longrun root in .* \(nothing was created\); run it in the project's directory or pass --root DIR/);
@@ -53,7 +54,7 @@ describe("longrun start, list, grant, revoke", () => {
     assert.equal(o.task.description, "next task", "the words, joined as the shell split them");
     assert.equal(o.task.access_mode, "read_only");
     assert.ok(Array.isArray(o.memories));
-    assert.match(oneLine(await person(root, "start"), "start without words"), /start needs a description/);
+    assert.match(oneLine(await person(root, "start"), "start without words"), /a task needs a description/);
   });
 
   test("list shows the tasks newest first with the current one marked, and the open research runs", async () => {

@@ -7,7 +7,7 @@
 import type { MemoryHit } from "../../core/ports.ts";
 import { isTerminal } from "../../core/status.ts";
 import type { TaskState } from "../../core/task.ts";
-import { asPerson, PersonError, type PersonTarget, printJson } from "./host.ts";
+import { asPerson, fail, PersonError, type PersonTarget, printJson } from "./host.ts";
 
 /** What to do about an open task, by its status. */
 function wayOut(t: TaskState): string {
@@ -16,10 +16,10 @@ function wayOut(t: TaskState): string {
   return "`longrun finish` accepts it when it is done, `longrun status` shows it";
 }
 
-export function runStart(o: PersonTarget & { description: string }): Promise<number> {
+export async function runStart(o: PersonTarget & { description: string }): Promise<number> {
+  // checked before the root is opened: a start refused for its words creates no root
+  if (!o.description.trim()) return fail(o, "start", new PersonError('a task needs a description, e.g. longrun start "fix the flaky login test"; nothing was started'));
   return asPerson("start", o, true, async (s) => {
-    const description = o.description.trim();
-    if (!description) throw new PersonError('start needs a description of the task, e.g. longrun start "fix the flaky login test"; nothing was started');
     const { task: open } = await s.call<{ task: TaskState | null }>("task.status");
     if (open && !isTerminal(open.status)) {
       throw new PersonError(
