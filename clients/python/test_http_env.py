@@ -103,6 +103,37 @@ class HttpEnvTokensTest(unittest.TestCase):
         self.assertEqual(e.exception.kind, "config")
         self.assertIn("LONGRUN_AGENT_TOKEN", str(e.exception))
 
+    def test_from_token_file_reads_the_token_from_the_file_the_server_read(self):
+        tmp = tempfile.TemporaryDirectory(prefix="longrun-py-files-")
+        self.addCleanup(tmp.cleanup)
+        root = os.path.realpath(tmp.name)
+        files = {}
+        for side, token in (("host", "host-token-from-a-file-0123456789"), ("agent", "agent-token-from-a-file-0123456789")):
+            files[side] = os.path.join(root, "%s.token" % side)
+            with open(files[side], "w", encoding="utf-8") as f:
+                f.write(token + "\n")  # as a secret is mounted: with a line end
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LONGRUN_")}
+        env.update(LONGRUN_ROOT=root, LONGRUN_PORT="0", LONGRUN_HOST_TOKEN_FILE=files["host"], LONGRUN_AGENT_TOKEN_FILE=files["agent"])
+        server = subprocess.Popen([BIN, "http"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            info = json.loads(server.stdout.readline())
+            with mock.patch.dict(os.environ, {}, clear=True):  # nothing from the environment: the files only
+                agent = LongrunHttpClient.from_token_file(info["token_file"], side="agent")
+                host = LongrunHttpClient.from_token_file(info["token_file"], side="host")
+            agent.start_task("tokens from files")
+            with self.assertRaises(Unauthorized):
+                agent.enable_writes("I approve myself")
+            self.assertEqual(host.enable_writes("the user approved")["lease"]["granted_by"], "host:http")
+            os.unlink(files["agent"])
+            with self.assertRaises(LongrunError) as e:
+                LongrunHttpClient.from_token_file(info["token_file"], side="agent")
+            self.assertEqual(e.exception.kind, "config")
+            self.assertIn(files["agent"], str(e.exception))
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+            server.stdout.close()
+
     def test_from_env_names_what_is_missing(self):
         with mock.patch.dict(os.environ, {}, clear=True):
             with self.assertRaises(LongrunError) as e:

@@ -31,6 +31,17 @@ def from_token_file(path: str, side: str, environ: Optional[Mapping[str, str]] =
     with open(path, encoding="utf-8") as f:
         info = json.load(f)
     token = info.get("%s_token" % side)
+    token_file = info.get("%s_token_file" % side)
+    if not token and token_file:
+        # the server read this token from a file (a mounted secret): read the same file
+        try:
+            with open(token_file, encoding="utf-8") as f:
+                token = f.read()
+        except OSError as e:
+            raise LongrunError("the server at %s reads its %s token from %s, which this client cannot read: %s"
+                               % (info.get("url"), side, token_file, e.strerror or e), None,
+                               {"kind": "config", "file": token_file}) from None
+        token = token[:-2] if token.endswith("\r\n") else token[:-1] if token.endswith("\n") else token  # as the server reads it
     if not token and info.get("tokens_from_env"):
         name = info.get("%s_token_env" % side) or name
         token = (os.environ if environ is None else environ).get(name)
@@ -72,7 +83,8 @@ class HttpFactories:
         """A client for the server that wrote ``path`` (``.longrun/http.json``), on ``side`` ("host" or "agent").
 
         A server given its tokens by environment writes none to the file; the token is then read
-        from the same variable here (``LONGRUN_HOST_TOKEN`` / ``LONGRUN_AGENT_TOKEN``).
+        from the same variable here (``LONGRUN_HOST_TOKEN`` / ``LONGRUN_AGENT_TOKEN``), or from the
+        same file when the server read it from one (``LONGRUN_HOST_TOKEN_FILE`` …).
         """
         url, token = from_token_file(path, side)
         return cls(url, token, root=root, timeout=timeout, check=check, lang=lang)
