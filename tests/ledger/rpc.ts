@@ -1,4 +1,5 @@
 /** An in-process dispatcher on a real root, for ledger behaviour tests: the protocol's validation included. */
+import type { Clock } from "../../src/core/ports.ts";
 import { Dispatcher } from "../../src/rpc/dispatcher.ts";
 import type { Side } from "../../src/rpc/method.ts";
 import { allMethods } from "../../src/rpc/methods/index.ts";
@@ -22,11 +23,18 @@ export class RpcFixture {
   readonly dir = tempDir();
   /** Under LONGRUN_TEST_STORE=sqld, the root is on a libSQL server of its own (tests/support/sqld.ts). */
   readonly #server = TEST_STORE === "sqld" ? startSqld() : null;
-  readonly roots = new RootRegistry({ defaultRoot: this.dir, rootOptions: { searchInWorker: false } });
-  #d: Promise<Dispatcher> = this.#server
-    ? this.#server.then((s) => new Dispatcher({ methods: allMethods(), roots: new RootRegistry({ defaultRoot: null, server: { url: s.url, project: "test", stateDir: this.dir } }) }))
-    : Promise.resolve(new Dispatcher({ methods: allMethods(), roots: this.roots }));
+  readonly roots: RootRegistry;
+  #d: Promise<Dispatcher>;
   #id = 1;
+
+  /** `options.clock`: the roots' clock (what every row records, and what liveness is computed from). */
+  constructor(options: { clock?: Clock } = {}) {
+    const rootOptions = { searchInWorker: false, ...(options.clock ? { clock: options.clock } : {}) };
+    this.roots = new RootRegistry({ defaultRoot: this.dir, rootOptions });
+    this.#d = this.#server
+      ? this.#server.then((s) => new Dispatcher({ methods: allMethods(), roots: new RootRegistry({ defaultRoot: null, server: { url: s.url, project: "test", stateDir: this.dir }, rootOptions }) }))
+      : Promise.resolve(new Dispatcher({ methods: allMethods(), roots: this.roots }));
+  }
 
   /** The root the calls go to (local, or on the server). */
   async root() {
