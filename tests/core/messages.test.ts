@@ -23,6 +23,7 @@ import { AGENT_MESSAGES } from "../../src/core/messages/agent.ts";
 import { fill, LANGS, MESSAGES, placeholdersOf } from "../../src/core/messages/catalog.ts";
 import { ERROR_MESSAGES, KIND_MESSAGES } from "../../src/core/messages/errors.ts";
 import { GATE_MESSAGES, GRANT_MESSAGES, HOOK_MESSAGES } from "../../src/core/messages/gate.ts";
+import { PAGE_MESSAGES } from "../../src/core/messages/page.ts";
 import { protocolText, templateText } from "../../src/core/messages/protocol.ts";
 import { newTaskState, type TaskState } from "../../src/core/task.ts";
 import { localized, toErrorObject } from "../../src/rpc/errors.ts";
@@ -89,7 +90,7 @@ describe("the message catalog", () => {
   });
 
   test("no id is defined twice across the catalog's tables", () => {
-    const tables = [GATE_MESSAGES, GRANT_MESSAGES, HOOK_MESSAGES, ERROR_MESSAGES, KIND_MESSAGES, AGENT_MESSAGES];
+    const tables = [GATE_MESSAGES, GRANT_MESSAGES, HOOK_MESSAGES, ERROR_MESSAGES, KIND_MESSAGES, AGENT_MESSAGES, PAGE_MESSAGES];
     const total = tables.reduce((n, t) => n + Object.keys(t).length, 0);
     assert.equal(Object.keys(MESSAGES).length, total);
   });

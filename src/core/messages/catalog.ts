@@ -7,6 +7,7 @@
 import { AGENT_MESSAGES } from "./agent.ts";
 import { ERROR_MESSAGES, KIND_MESSAGES } from "./errors.ts";
 import { GATE_MESSAGES, GRANT_MESSAGES, HOOK_MESSAGES } from "./gate.ts";
+import { PAGE_MESSAGES } from "./page.ts";
 import { fill, type Lang, type Message, type Params } from "./render.ts";
 
 export { cap, fill, isLang, type Lang, LANGS, type Message, type Params, placeholdersOf } from "./render.ts";
@@ -18,6 +19,7 @@ export const MESSAGES = {
   ...ERROR_MESSAGES,
   ...KIND_MESSAGES,
   ...AGENT_MESSAGES,
+  ...PAGE_MESSAGES,
 } as const satisfies Record<string, Message>;
 
 export type MessageId = keyof typeof MESSAGES;
