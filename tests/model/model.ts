@@ -11,7 +11,10 @@
  * memory), the pending checkpoint of a failed commit (the gate reads read-only while it waits; the
  * next checkpoint or resume saves it), runs (owner, fencing epoch, one open run per task, a task
  * with open runs does not end; a continuation narrows tools, never widens them, and carries the
- * parent's unknown effects as open items) and receipts (begun, completed, failed, unknown; a
+ * parent's unknown effects as open items; the owner's heartbeat told superseded, cancelled or
+ * budget_exhausted; a park with a wake time keeps it until woken, finished or cancelled: the timer
+ * itself, like a TTL passing, needs real time and is tested through the binary in
+ * tests/ledger/liveness.test.ts) and receipts (begun, completed, failed, unknown; a
  * completed key replays, a claim turns begun into unknown, unknown settles only with evidence, a
  * key unsettled anywhere up the run chain is not begun again; tool authorization; a tool-call
  * budget; charges of unknown tool-call count, open items of every continuation after them and
@@ -82,7 +85,10 @@ export type Op =
   /** run.grant (as asked) or run.refuse of a run. */
   | { t: "decide"; run: number; grant: boolean; by: Side }
   | { t: "claim"; exec: Exec; run: number }
-  | { t: "runOp"; exec: Exec; run: number; op: "park" | "wake" | "finish" | "cancel" }
+  /** `parkAt`: run.park with a wake_at a day ahead (never due while a sequence runs: the timer is tested through the binary). */
+  | { t: "runOp"; exec: Exec; run: number; op: "park" | "parkAt" | "wake" | "finish" | "cancel" }
+  /** run.heartbeat at the executor's epoch: what the owner is told to stop for. */
+  | { t: "heartbeat"; exec: Exec; run: number }
   | { t: "hostCancel"; run: number }
   | { t: "begin"; exec: Exec; run: number; key: number; args: number; tool: number; kind?: 0 | 1 }
   | { t: "settle"; exec: Exec; run: number; receipt: number; outcome: "completed" | "failed"; ref: boolean; evidence: boolean }
@@ -149,7 +155,8 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ t: fc.constant("claim" as const), exec, run: ref }), weight: 3 },
   { arbitrary: fc.record({ t: fc.constant("continue" as const), exec, run: ref, ended: fc.boolean(), tools: fc.constantFrom<0 | 1 | 2 | 3>(0, 0, 1, 2, 3), budget: fc.constantFrom(null, 1), by: runner }), weight: 3 },
   { arbitrary: fc.record({ t: fc.constant("decide" as const), run: ref, grant: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }), by: side }), weight: 3 },
-  { arbitrary: fc.record({ t: fc.constant("runOp" as const), exec, run: ref, op: fc.constantFrom("park" as const, "wake" as const, "finish" as const, "cancel" as const) }), weight: 3 },
+  { arbitrary: fc.record({ t: fc.constant("runOp" as const), exec, run: ref, op: fc.constantFrom("park" as const, "parkAt" as const, "wake" as const, "finish" as const, "cancel" as const) }), weight: 3 },
+  { arbitrary: fc.record({ t: fc.constant("heartbeat" as const), exec, run: ref }), weight: 2 },
   { arbitrary: fc.record({ t: fc.constant("hostCancel" as const), run: ref }), weight: 1 },
   { arbitrary: beginArb, weight: 8 },
   { arbitrary: settleArb, weight: 6 },
@@ -975,15 +982,35 @@ export class ModelRunner {
         const kind = op.t === "hostCancel" ? "cancel" : op.op;
         const epoch = op.t === "hostCancel" ? null : (run.held[op.exec] ?? 1);
         const params: Record<string, unknown> = { run_id: run.id, ...(epoch !== null ? { epoch } : {}) };
-        if (kind === "park") params.waiting_for = "model condition";
+        if (kind === "park" || kind === "parkAt") params.waiting_for = "model condition";
+        if (kind === "parkAt") params.wake_at = new Date(Date.now() + 86_400_000).toISOString();
         if (kind === "finish") params.outcome = "model outcome";
         if (kind === "cancel") params.reason = "model cancel";
-        const base = { method: `run.${kind}`, params, side: (op.t === "hostCancel" ? "host" : "agent") as Side };
+        const base = { method: `run.${kind === "parkAt" ? "park" : kind}`, params, side: (op.t === "hostCancel" ? "host" : "agent") as Side };
         if (epoch !== null && epoch !== run.epoch) return { ...base, expect: err("stale_epoch", undefined, { current_epoch: run.epoch }), apply: none };
-        const from: Record<string, RunStatus[]> = { park: ["running"], wake: ["parked"], finish: ["running", "parked"], cancel: ["running", "parked", "requested"] };
-        const to: Record<string, RunStatus> = { park: "parked", wake: "running", finish: "finished", cancel: "cancelled" };
+        const from: Record<string, RunStatus[]> = { park: ["running"], parkAt: ["running"], wake: ["parked"], finish: ["running", "parked"], cancel: ["running", "parked", "requested"] };
+        const to: Record<string, RunStatus> = { park: "parked", parkAt: "parked", wake: "running", finish: "finished", cancel: "cancelled" };
         if (!from[kind]!.includes(run.status)) return { ...base, expect: err("conflict", "run_status"), apply: none };
-        return { ...base, expect: { ok: true, check: (r) => assert.equal(r.run.status, to[kind]) }, apply: () => (run.status = to[kind]!) };
+        const check = (r: any) => {
+          assert.equal(r.run.status, to[kind]);
+          // a wake time stays only on a run parked with one; waking, finishing or cancelling clears it
+          if (kind === "parkAt") assert.equal(r.run.wake_at, new Date(String(params.wake_at)).toISOString());
+          else assert.equal(r.run.wake_at, null);
+        };
+        return { ...base, expect: { ok: true, check }, apply: () => (run.status = to[kind]!) };
+      }
+      case "heartbeat": {
+        const run = m.pickRun(op.run);
+        if (!run) return null;
+        const epoch = run.held[op.exec] ?? 1;
+        const base = { method: "run.heartbeat", params: { run_id: run.id, epoch }, side: "agent" as Side };
+        const stop = (want: string | null) => ({ ok: true as const, check: (r: any) => assert.equal(r.stop, want, "the heartbeat's stop") });
+        // an older owner is told it was superseded; nothing is recorded for it
+        if (epoch < run.epoch) return { ...base, expect: stop("superseded"), apply: none };
+        if (run.status === "cancelled") return { ...base, expect: stop("cancelled"), apply: none };
+        if (run.status === "finished" || run.status === "failed" || run.status === "refused") return { ...base, expect: err("conflict", "run_status"), apply: none };
+        // the model's only limit is tool_calls (no time budgets): reached, the owner is told so
+        return { ...base, expect: stop(run.budget !== null && run.spent >= run.budget ? "budget_exhausted" : null), apply: none };
       }
       case "decide": {
         const run = m.pickRun(op.run);
