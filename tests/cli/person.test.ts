@@ -31,7 +31,8 @@ describe("longrun start, list, grant, revoke", () => {
     for (const args of [["list"], ["grant", "fix it"], ["revoke"], ["list", "--json"]]) {
       const r = await person(root, ...args);
       assert.match(oneLine(r, args.join(" ")), /^longrun: \w+: no longrun root in .* \(nothing was created\); run it in the project's directory or pass --root DIR/);
-      if (args.includes("--json")) assert.equal(JSON.parse(r.stdout).ok, false);
+      if (args.includes("--json")) assert.deepEqual(Object.keys(JSON.parse(r.stdout)), ["ok", "error"]);
+      if (args.includes("--json")) assert.equal(JSON.parse(r.stdout).error.kind, "refused");
     }
     assert.deepEqual(readdirSync(root), []);
   });

@@ -45,7 +45,8 @@ export function fail(t: PersonTarget, verb: string, e: unknown): number {
   const message = e instanceof PersonError ? e.message : oneLine(e);
   process.stderr.write(`longrun: ${verb}: ${message}\n`);
   if (t.json) {
-    const err = e instanceof PersonError && e.error ? { kind: e.error.data?.kind ?? "error", code: e.error.code, message } : { kind: "error", message };
+    // a protocol error keeps its kind and code; the command's own refusals are "refused", anything else "internal"
+    const err = e instanceof PersonError ? (e.error ? { kind: e.error.data?.kind ?? "internal", code: e.error.code, message } : { kind: "refused", message }) : { kind: "internal", message };
     process.stdout.write(JSON.stringify({ ok: false, error: err }) + "\n");
   }
   return 2;
