@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { snapshot } from "../../src/http/page/snapshot.ts";
 import { TEST_STORE } from "../support/sqld.ts";
 import { RpcFixture } from "./rpc.ts";
 
@@ -51,6 +52,11 @@ describe("owner liveness and wake times (dispatcher, injected clock)", () => {
     assert.equal(got.stale_since, "2026-12-02T09:01:59.000Z");
     assert.equal((await f.ok("run.list")).runs[0].stale_owner, true);
     assert.equal((await f.ok("task.status")).runs[0].stale_owner, true);
+    const d = await f.dispatcher();
+    const root = d.roots.defaultRoot!;
+    const page = await snapshot({ dispatcher: d, caller: { side: "host", via: "test" }, root, roots: [root], now: clock.now() });
+    assert.equal(page.runs[0]!.stale_owner, true, "the status page's snapshot shows it");
+    assert.equal(page.runs[0]!.stale_since, "2026-12-02T09:01:59.000Z");
   });
 
   test("a late beat ends the staleness and records it as a stale_owner event, once", async () => {

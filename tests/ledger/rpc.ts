@@ -36,6 +36,11 @@ export class RpcFixture {
       : Promise.resolve(new Dispatcher({ methods: allMethods(), roots: this.roots }));
   }
 
+  /** The dispatcher the calls go through (for what reads through it, such as the status page's snapshot). */
+  dispatcher(): Promise<Dispatcher> {
+    return this.#d;
+  }
+
   /** The root the calls go to (local, or on the server). */
   async root() {
     return (await this.#d).roots.get();
