@@ -8,7 +8,7 @@ import { VERSION } from "../version.ts";
 export const HELP = `longrun ${VERSION} - a runtime contract for long-running AI agents
 
 Usage:
-  longrun demo                      the seed's five steps in a temporary root (no LLM, no key)
+  longrun demo                      the three rules in five steps, in a temporary root (no LLM, no key)
   longrun serve [--root DIR] [--max-roots N]
                                     JSON-RPC 2.0 over stdin/stdout, one message per line (you are the host);
                                     at most N roots open at once (default 64, env LONGRUN_MAX_ROOTS)
