@@ -53,8 +53,8 @@ export class RunWaker {
   /** Something due at `at` (ms) changed here: fire then, if earlier than the timer is set for. */
   rearm(at: number | null): void {
     if (at === null || this.#stopped) return;
-    const delay = Math.max(0, at - this.d.clock.now().getTime());
-    if (this.d.clock.now().getTime() + delay < this.#armedAt) this.#arm(delay);
+    const now = this.d.clock.now().getTime();
+    if (Math.max(at, now) < this.#armedAt) this.#arm(at - now);
   }
 
   /** No more passes; resolves once the one in flight is done (before the root closes its database). */
@@ -86,8 +86,11 @@ export class RunWaker {
       // the database is away for now (a server unreachable, a lock held): look again later
     }
     if (this.#stopped) return;
-    const delay = next === null ? MAX_SLEEP_MS : next - this.d.clock.now().getTime();
-    this.#arm(Math.max(delay, 1));
+    const now = this.d.clock.now().getTime();
+    const at = next === null ? now + MAX_SLEEP_MS : Math.max(next, now + 1);
+    // a rearm during the pass (a park committed after its read) set an earlier timer: keep it
+    if (this.#timer !== null && this.#armedAt <= at) return;
+    this.#arm(at - now);
   }
 
   /** One pass over the open runs: acts on what is due, returns the next instant (ms) something is. */
@@ -99,24 +102,33 @@ export class RunWaker {
     };
     for (const r of rs.rows) {
       if (this.#stopped) break;
-      const nowMs = this.d.clock.now().getTime();
-      const requested = str(r.grant_state) === "requested";
-      const wake = str(r.wake_at);
-      if (String(r.status) === "parked" && wake && !requested) {
-        if (Date.parse(wake) <= nowMs) await this.#wake(r, wake);
-        else later(Date.parse(wake));
-      }
-      if (String(r.status) === "running") {
-        const limit = str(r.time_acted_at) === null ? timeLimitAt(json<BudgetLimits>(r.budget_limits, {}), String(r.created_at)) : null;
-        if (limit !== null && limit <= nowMs) await this.#timeUp(r);
-        else later(limit);
-        const ttl = r.owner_ttl_seconds === null || r.owner_ttl_seconds === undefined ? null : Number(r.owner_ttl_seconds);
-        const stale = str(r.stale_noted_beat) === str(r.beat_at) ? null : staleAt(ttl, str(r.beat_at));
-        if (stale !== null && stale <= nowMs) await this.d.db.write((tx) => noteStale(tx, r, this.d.clock.now()));
-        else later(stale);
+      try {
+        await this.#due(r, later);
+      } catch {
+        // this run's act failed (a lock held, the server away): the others go on; it is tried again next pass
       }
     }
     return next;
+  }
+
+  /** Acts on one open run if something of it is due; tells `later` when the next thing of it is. */
+  async #due(r: Row, later: (t: number | null) => void): Promise<void> {
+    const nowMs = this.d.clock.now().getTime();
+    const requested = str(r.grant_state) === "requested";
+    const wake = str(r.wake_at);
+    if (String(r.status) === "parked" && wake && !requested) {
+      if (Date.parse(wake) <= nowMs) await this.#wake(r, wake);
+      else later(Date.parse(wake));
+    }
+    if (String(r.status) === "running") {
+      const limit = str(r.time_acted_at) === null ? timeLimitAt(json<BudgetLimits>(r.budget_limits, {}), String(r.created_at)) : null;
+      if (limit !== null && limit <= nowMs) await this.#timeUp(r);
+      else later(limit);
+      const ttl = r.owner_ttl_seconds === null || r.owner_ttl_seconds === undefined ? null : Number(r.owner_ttl_seconds);
+      const stale = str(r.stale_noted_beat) === str(r.beat_at) ? null : staleAt(ttl, str(r.beat_at));
+      if (stale !== null && stale <= nowMs) await this.d.db.write((tx) => noteStale(tx, r, this.d.clock.now()));
+      else later(stale);
+    }
   }
 
   /** Wakes a parked run whose time came: once, whoever tries (the row must still be parked with this wake time). */
