@@ -8,7 +8,7 @@ import type { Tx as Transaction } from "../db/database.ts";
 import { ConflictError, StaleEpochError } from "../core/errors.ts";
 import { heartbeatStop, type HeartbeatStop, staleAt } from "../core/run_rules/liveness.ts";
 import type { BudgetLimits } from "../core/run_rules/budget.ts";
-import { addEvent, json, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { addEvent, json, type LedgerDeps, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import type { Budgets } from "./budget.ts";
 import { readRun, type Run, runRow, shownStatus } from "./run_record.ts";
 
@@ -48,7 +48,7 @@ export class Liveness {
   async heartbeat(runId: string, epoch: number): Promise<HeartbeatAnswer> {
     const seq = seqOf(RUN_ID, runId, "run");
     const clock = this.d.clock.now();
-    const at = now(this.d);
+    const at = clock.toISOString();
     const stop = await this.d.db.write(async (tx) => {
       const run = await runRow(this.d, tx, seq);
       const current = Number(run.epoch);
