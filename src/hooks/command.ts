@@ -15,7 +15,6 @@
  * this module stays small, so a call the resident gate answers evaluates next to nothing.
  */
 import { readFileSync, writeSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { CLAUDE_EVENTS, type ClaudeEvent, HOOK_EVENTS } from "./events.ts";
 import { askResidentGate } from "./gate_client.ts";
 import { gateIdentity } from "./gate_socket.ts";
@@ -135,7 +134,23 @@ function startWatchdog(ev: ClaudeEvent, blocking: boolean, deadline: number, mar
   worker.postMessage({ claim, deadlineMs: deadline, blocking, message, mark });
 }
 
+/**
+ * `claude <Event>` with at most `--root DIR` (or `--root=DIR`), the shape Claude Code runs, read
+ * without `node:util` (loading it is a good part of a small hook's start): what parseArgs would
+ * make of it, or null for anything else, which parseArgs reads.
+ */
+function hookCall(args: readonly string[]): { event: string; root: string | undefined } | null {
+  if (args[0] !== "claude" || args[1] === undefined || args[1].startsWith("-")) return null;
+  if (args.length === 2) return { event: args[1], root: undefined };
+  if (args.length === 3 && args[2]!.startsWith("--root=")) return { event: args[1], root: args[2]!.slice("--root=".length) };
+  if (args.length === 4 && args[2] === "--root" && !args[3]!.startsWith("-")) return { event: args[1], root: args[3] };
+  return null;
+}
+
 export async function runHook(args: string[]): Promise<number> {
+  const quick = hookCall(args);
+  if (quick) return runClaudeHook(quick.event, quick.root);
+  const { parseArgs } = await import("node:util");
   let values: { root?: string; "without-os-sandbox"?: boolean; "idle-exit"?: string };
   let positionals: string[];
   try {
