@@ -27,6 +27,8 @@ export function gitWouldTake(sub: "clean" | "stash", args: readonly string[], o:
     : [...safe, "ls-files", "-z", "--others", "--directory", ...(o.flags.has("a") || o.long.has("--all") ? [] : ["--exclude-standard"])];
   const r = spawnSync("git", argv, { cwd: sub === "clean" ? ctx.cwd : top, encoding: "utf8", timeout: 3000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" } });
   if (r.error) return `git ${sub} could not be checked (${r.error.message}); name the files`;
+  // a git that failed (a bad option, a timeout, a signal) listed nothing: that is not "nothing would go"
+  if (r.status !== 0) return `git ${sub} could not be checked (git exited ${r.status ?? r.signal}: ${(r.stderr ?? "").trim().split("\n")[0]!.slice(0, 200)}); name the files`;
   const paths = sub === "clean"
     ? (r.stdout ?? "").split("\n").flatMap((l) => (l.startsWith("Would remove ") ? [`${ctx.cwd}/${l.slice(13)}`] : []))
     : (r.stdout ?? "").split("\0").filter(Boolean).map((p) => `${top}/${p}`);

@@ -701,6 +701,8 @@ const PROTECTED_BASH = [
   "git clean -ffdx",
   "git clean -x -f",
   "git clean -fdX",
+  // a dry run git refuses (here: an option it does not know) lists nothing, which is not "nothing would go"
+  "git clean -f --no-such-option",
   "git -C ROOT clean -fdx",
   "git stash -u",
   "git stash --all",
