@@ -124,16 +124,24 @@ function figure(key: string, name: string, fn: () => void) {
 
 // 1. The PreToolUse hook against the floor (a compiled Bun program: readFileSync(0), one line out).
 figure("hook", "PreToolUse hook", () => {
+  // each case twice: the hook deciding in its own process (cold), and answered by the root's
+  // resident gate (`longrun hook gate`, .longrun/gate.sock); a root with no .longrun/ has no gate
   const cases: [string, string][] = [
     ["gate, Read passes", "PreToolUse hook: Read"],
-    ["gate, Write denied (no task)", "PreToolUse hook: Write denied"],
+    ["resident gate, Read passes", "PreToolUse hook: Read, resident gate"],
+    ["gate, Write denied (no task)", "PreToolUse hook: Write denied (no task)"],
+    ["gate, Write denied (read-only turn)", "PreToolUse hook: Write denied (read-only turn)"],
+    ["resident gate, Write denied (read-only turn)", "PreToolUse hook: Write denied (read-only turn), resident gate"],
     ["gate, read-only Bash `git status` passes", "PreToolUse hook: `git status`"],
+    ["resident gate, read-only Bash `git status` passes", "PreToolUse hook: `git status`, resident gate"],
     ["gate, Bash under the lease passes", "PreToolUse hook: Bash under a lease"],
+    ["resident gate, Bash under the lease passes", "PreToolUse hook: Bash under a lease, resident gate"],
   ];
   const runs = Array.from({ length: RUNS }, () =>
     json<{ reference_ms: number; cases: Record<string, number> }>("hook", ["python3", "bench/hook_gate.py", String(QUICK ? 10 : 40), "--json"])
   );
   for (const [key, name] of cases) {
+    if (runs.some((r) => r.cases[key] === undefined)) continue; // a case this hook_gate.py does not time
     rows.push({
       figure: name,
       longrun: runs.map((r) => r.cases[key]!),

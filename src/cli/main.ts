@@ -37,6 +37,10 @@ Usage:
                                     without bubblewrap and socat unless --without-os-sandbox (best effort)
   longrun hook uninstall claude [--root DIR]
                                     take out what install added (your task and memory stay)
+  longrun hook gate [--root DIR] [--idle-exit SECONDS]
+                                    the root's resident gate: answers PreToolUse over DIR/.longrun/gate.sock, so
+                                    a hook need not decide in its own process (ends after SECONDS idle, default
+                                    900); SessionStart starts it when .longrun/hooks.json has "resident_gate": true
   longrun sandbox --mode read|lease --root DIR -- PROGRAM [ARGS...]
                                     run one command inside bubblewrap (bwrap): read mode writes nowhere but a
                                     scratch TMPDIR, lease mode also in DIR; longrun's state, memory.db and

@@ -67,6 +67,7 @@ export const LAYOUT: readonly LayoutEntry[] = [
   { rel: ".longrun/pending_checkpoint.json", kind: "file", what: "a checkpoint waiting to be saved", name: "pending", inode: "root", example: { match: ".longrun/pending_checkpoint.json", notMatch: "pending_checkpoint.json" } },
   { rel: ".longrun/lock", kind: "file", what: "the root's lock", name: "lock", inode: "root", example: { match: ".longrun/lock", notMatch: "lock" } },
   { rel: ".longrun/settings.json", kind: "file", what: "the root's own settings", name: "settings", example: { match: ".longrun/settings.json", notMatch: "settings.json" } },
+  { rel: ".longrun/gate.sock", kind: "file", what: "the resident gate's socket (longrun hook gate; only when hooks.json turns it on)", example: { match: ".longrun/gate.sock", notMatch: "gate.sock" } },
   { rel: ".longrun/turn_end_pending", kind: "file", what: "word of a turn a Stop hook could not end", name: "turnEnd", example: { match: ".longrun/turn_end_pending", notMatch: "turn_end_pending" } },
   {
     rel: "memory.db", kind: "file", what: "the memory database", name: "memoryDb", protect: "longrun_memory",
