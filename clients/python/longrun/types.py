@@ -46,7 +46,7 @@ __all__ = [
     "MemoryGetResult", "MethodInfo", "ErrorCodeInfo", "DescribeResult", "Authorization",
     "GrantRequest", "GrantRecord", "HostAnswerIn", "HostAnswer", "Run", "OpenCharge",
     "BudgetStatus", "RunCheckpoint", "RunSummary", "Receipt", "RunEvent", "RunAllowance",
-    "RunAllowances", "TaskStatusResult", "RunResult", "RunGetResult",
+    "RunAllowances", "TaskStatusResult", "RunResult", "RunGetResult", "HeartbeatStop", "RunHeartbeatResult",
     "RunClaimResult", "RunContinueResult", "RunTotal", "RunListResult", "RunCheckpointResult",
     "ReceiptBeginResult", "ReceiptResult", "ReceiptListResult", "ChargeResult", "BudgetResult",
     "AdjustmentEvent", "AdjustmentHandoff", "AdjustmentSatisfaction", "Adjustment",
