@@ -21,10 +21,10 @@ export const PAGE_MESSAGES = {
   "page.search": { en: "Search", zh: "搜索", ko: "검색", example: {} },
   "page.login_title": { en: "longrun status: log in", zh: "longrun 状态：登录", ko: "longrun 상태: 로그인", example: {} },
   "page.login_needs": {
-    en: "This page needs a login link. {http} prints one when it starts (the {page} field of its first line); each link works once and opens the page for the host.",
-    zh: "此页面需要登录链接。{http} 启动时会打印一个（第一行的 {page} 字段）；每个链接只能用一次，打开的是宿主一侧的页面。",
-    ko: "이 페이지에는 로그인 링크가 필요합니다. {http}가 시작할 때 하나를 출력합니다(첫 줄의 {page} 필드). 링크는 한 번만 쓸 수 있으며 호스트 쪽 페이지를 엽니다.",
-    example: { http: "<code>longrun http</code>", page: "<code>page</code>" },
+    en: "This page needs a login link. In the project's directory, {open} makes one and opens it ({http} prints one at start); each link works once and opens the page for the host.",
+    zh: "此页面需要登录链接。在项目目录中运行 {open} 会生成一个并打开它（{http} 启动时会打印一个）；每个链接只能用一次，打开的是宿主一侧的页面。",
+    ko: "이 페이지에는 로그인 링크가 필요합니다. 프로젝트 디렉터리에서 {open}을(를) 실행하면 링크를 만들어 엽니다({http}는 시작할 때 하나를 출력합니다). 링크는 한 번만 쓸 수 있으며 호스트 쪽 페이지를 엽니다.",
+    example: { open: "<code>longrun open</code>", http: "<code>longrun http --login-link</code>" },
   },
   "page.login_another": {
     en: "For another link, ask the server with a token (the host's or the agent's; the page then speaks for that side):",

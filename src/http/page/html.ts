@@ -1,8 +1,10 @@
 /**
  * The status page's static parts, as strings so `bun build --compile` embeds them: the HTML shell
  * (no data, no token, no inline script: the content security policy allows only this server's
- * script and style), the page shown to a visitor who is not logged in, and the style sheet.
+ * script and style), the page shown to a visitor who is not logged in, and the style sheet. Their
+ * fixed words come from the message catalog (src/core/messages/page.ts) in the root's language.
  */
+import { type Lang, type MessageId, say } from "../../core/messages/catalog.ts";
 
 const HEAD = `<meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -10,45 +12,48 @@ const HEAD = `<meta charset="utf-8">
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/page/app.css">`;
 
-export const PAGE_HTML = `<!doctype html>
-<html lang="en">
+/** The page's shell, its fixed words in `lang` (the server's root's `.longrun/settings.json` `lang`). */
+export function pageHtml(lang: Lang = "en"): string {
+  const t = (id: MessageId) => say(id, lang);
+  return `<!doctype html>
+<html lang="${lang}">
 <head>
 ${HEAD}
-<title>longrun status</title>
+<title>${t("page.title")}</title>
 <script src="/page/app.js" defer></script>
 </head>
 <body>
-<a class="skip" href="#main">Skip to the status</a>
+<a class="skip" href="#main">${t("page.skip")}</a>
 <header class="bar">
-  <p class="brand"><strong>longrun</strong> <span id="who" class="who">connecting…</span></p>
+  <p class="brand"><strong>longrun</strong> <span id="who" class="who">${t("page.connecting")}</span></p>
   <form class="pickers" id="pickers">
-    <label class="pick"><span>Root</span> <select id="pick-root"></select></label>
-    <label class="pick"><span>Task</span> <select id="pick-task"></select></label>
+    <label class="pick"><span>${t("page.root")}</span> <select id="pick-root"></select></label>
+    <label class="pick"><span>${t("page.task")}</span> <select id="pick-task"></select></label>
   </form>
-  <p id="live" class="live" role="status">connecting…</p>
-  <button type="button" id="logout" class="secondary logout">Log out</button>
+  <p id="live" class="live" role="status">${t("page.connecting")}</p>
+  <button type="button" id="logout" class="secondary logout">${t("page.logout")}</button>
 </header>
 <main id="main" tabindex="-1">
   <div id="notice" class="notice" role="alert" hidden></div>
   <section id="lease" class="lease" aria-labelledby="lease-title">
-    <h2 id="lease-title" class="sr-only">What the agent may do</h2>
+    <h2 id="lease-title" class="sr-only">${t("page.lease")}</h2>
     <div id="lease-view" aria-live="polite"></div>
     <div id="host-controls"></div>
   </section>
   <div class="grid">
     <div class="col">
-      <section aria-labelledby="task-h"><h2 id="task-h">Task</h2><div id="task-view"></div></section>
-      <section aria-labelledby="runs-h"><h2 id="runs-h">Runs</h2><div id="runs-view"></div></section>
+      <section aria-labelledby="task-h"><h2 id="task-h">${t("page.task")}</h2><div id="task-view"></div></section>
+      <section aria-labelledby="runs-h"><h2 id="runs-h">${t("page.runs")}</h2><div id="runs-view"></div></section>
     </div>
     <div class="col">
-      <section aria-labelledby="turns-h"><h2 id="turns-h">Recent turns and grants</h2><div id="turns-view"></div></section>
-      <section aria-labelledby="artifacts-h"><h2 id="artifacts-h">Artifacts</h2><div id="artifacts-view"></div></section>
-      <section aria-labelledby="adjust-h"><h2 id="adjust-h">Adjustments</h2><div id="adjustments-view"></div></section>
+      <section aria-labelledby="turns-h"><h2 id="turns-h">${t("page.turns")}</h2><div id="turns-view"></div></section>
+      <section aria-labelledby="artifacts-h"><h2 id="artifacts-h">${t("page.artifacts")}</h2><div id="artifacts-view"></div></section>
+      <section aria-labelledby="adjust-h"><h2 id="adjust-h">${t("page.adjustments")}</h2><div id="adjustments-view"></div></section>
       <section aria-labelledby="memory-h">
-        <h2 id="memory-h">Memory</h2>
+        <h2 id="memory-h">${t("page.memory")}</h2>
         <form id="search" role="search">
-          <label for="q">Search this root's memory</label>
-          <div class="row"><input id="q" name="q" type="search" autocomplete="off" maxlength="500" required><button type="submit">Search</button></div>
+          <label for="q">${t("page.search_label")}</label>
+          <div class="row"><input id="q" name="q" type="search" autocomplete="off" maxlength="500" required><button type="submit">${t("page.search")}</button></div>
         </form>
         <div id="search-view" aria-live="polite"></div>
       </section>
@@ -58,25 +63,29 @@ ${HEAD}
 </body>
 </html>
 `;
+}
 
-export const LOGIN_HTML = `<!doctype html>
-<html lang="en">
+/** The page a visitor who is not logged in gets, in `lang`. */
+export function loginHtml(lang: Lang = "en"): string {
+  const t = (id: MessageId, params = {}) => say(id, lang, params);
+  return `<!doctype html>
+<html lang="${lang}">
 <head>
 ${HEAD}
-<title>longrun status: log in</title>
+<title>${t("page.login_title")}</title>
 </head>
 <body>
 <main id="main" class="login">
-  <h1>longrun status</h1>
-  <p>This page needs a login link. In the project's directory, <code>longrun open</code> makes one and opens it
-  (<code>longrun http --login-link</code> prints one at start); each link works once and opens the page for the host.</p>
-  <p>For another link, ask the server with a token (the host's or the agent's; the page then speaks for that side):</p>
+  <h1>${t("page.title")}</h1>
+  <p>${t("page.login_needs", { open: "<code>longrun open</code>", http: "<code>longrun http --login-link</code>" })}</p>
+  <p>${t("page.login_another")}</p>
   <pre>curl -X POST -H "Authorization: Bearer $TOKEN" http://HOST:PORT/page/link</pre>
-  <p>The tokens are in <code>.longrun/http.json</code> under the server's root, or in the environment it was started with.</p>
+  <p>${t("page.login_tokens", { file: "<code>.longrun/http.json</code>" })}</p>
 </main>
 </body>
 </html>
 `;
+}
 
 export const PAGE_CSS = `
 :root{--bg:#f5f6f8;--card:#fff;--ink:#1b1f24;--muted:#555f6b;--line:#d0d7de;--blue:#0a4fb8;--blue-bg:#e3edfb;

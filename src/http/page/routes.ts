@@ -14,12 +14,13 @@ import type { Context, Hono } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import * as v from "valibot";
 import type { Dispatcher } from "../../rpc/dispatcher.ts";
+import { readersFor } from "../../rpc/readers.ts";
 import type { ErrorObject } from "../../rpc/errors.ts";
 import type { Caller, Side } from "../../rpc/method.ts";
 import { patternList, shortText } from "../../rpc/schemas.ts";
 import { pageScript } from "./client.ts";
 import { pageViews } from "./client_views.ts";
-import { LOGIN_HTML, PAGE_CSS, PAGE_HTML } from "./html.ts";
+import { loginHtml, PAGE_CSS, pageHtml } from "./html.ts";
 import { PAGE_LIMITS, PageSessions } from "./sessions.ts";
 import { rootChoices, snapshot } from "./snapshot.ts";
 import { EventStreams } from "./stream.ts";
@@ -136,7 +137,9 @@ export class StatusPage {
       const login = c.req.query("login") !== undefined;
       const auth = c.req.header("authorization");
       const known = auth !== undefined ? deps.sideOf(auth) !== null : sessions.known(cookieOf(c));
-      return login || known ? html(c, PAGE_HTML) : html(c, LOGIN_HTML, 401);
+      // its fixed words in the server's root's language (read per request: a changed setting applies at once)
+      const lang = readersFor(o.dispatcher.roots, o.defaultRoot).lang;
+      return login || known ? html(c, pageHtml(lang)) : html(c, loginHtml(lang), 401);
     });
     const script = `(${pageScript.toString()})((${pageViews.toString()})());\n`;
     app.get("/page/app.js", (c) => c.body(script, 200, { "content-type": "text/javascript; charset=utf-8", ...SECURITY_HEADERS }));
