@@ -217,9 +217,17 @@ function exeHit(segs: readonly Tok[][], ctx: ProtectContext, dotglob: boolean): 
   return segs.every(isLit) && ctx.exePaths.some((p) => fold(p) === fold(text));
 }
 
-/** True when `name` (a command word's value) is longrun's executable by name or by real path. */
+/**
+ * The ways longrun's packages start its executable by another word: the npm launcher
+ * (`node …/bin/longrun.js`), a Windows name, the Python package's module (`python -mlongrun`,
+ * `python -m longrun.__main__`).
+ */
+const LAUNCHER_NAME = /^(?:-m)?longrun(?:\.(?:c?js|mjs|exe|cmd|bat|ps1|__main__))?$/;
+
+/** True when `name` (a command word's value) is longrun's executable by name or by real path, or a launcher of it. */
 export function isLongrunProgram(name: string, ctx: ProtectContext): boolean {
-  if (ctx.exeNames.includes(fold(basename(name)))) return true;
+  const base = fold(basename(name));
+  if (ctx.exeNames.includes(base) || LAUNCHER_NAME.test(base)) return true;
   if (!name.includes("/")) return false;
   const abs = name.startsWith("/") ? name : `${ctx.cwd}/${name}`;
   const real = resolveExisting(abs);
