@@ -418,3 +418,182 @@ describe("the resident gate ends by itself", () => {
     }
   });
 });
+
+/**
+ * Attacks on the resident gate kept from task R: a gate started under another session's
+ * environment, a root with odd characters, one too long for a socket, a parent root's gate, a
+ * lease revoked by a person between two calls, hooks.json changed between calls, and a flood of
+ * idle, oversized and nonsense connections. Each time the hook's answer is the cold path's.
+ */
+describe("attacks on the resident gate", () => {
+  /** The answers of `calls` cold, then through a gate started with `gateEnv` (another session's environment). */
+  async function coldThenResident(root: string, calls: readonly string[], gateEnv: Record<string, string>): Promise<{ cold: Answer[]; resident: Answer[]; answeredByGate: number }> {
+    const cold = await pool(calls, (c) => send(root, c), 1);
+    const child = spawn(BIN, ["hook", "gate", "--root", root], { stdio: ["ignore", "ignore", "pipe"], env: gateEnv, cwd: "/" });
+    let err = "";
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    try {
+      await until(async () => child.exitCode !== null || (await answered(root)) !== null, "the gate to answer");
+      assert.equal(child.exitCode, null, `the gate ended at start: ${err}`);
+      const resident = await pool(calls, (c) => send(root, c), 1);
+      return { cold, resident, answeredByGate: (await answered(root)) ?? -1 };
+    } finally {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    }
+  }
+
+  const bashCall = (root: string, command: string) => JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, tool_name: "Bash", tool_input: { command } });
+
+  test("a gate started under another environment (HOME, PATH, GIT_*) decides each call under the hook's, as the cold path does", { timeout: 120_000 }, async () => {
+    const root = await readOnlyRoot();
+    const fakeHome = tempDir();
+    try {
+      await prompt(root, "go on\n/approve the refactor");
+      await run(["git", "init", "-q", root]);
+      writeFileSync(join(root, "a.txt"), "hello\n");
+      writeFileSync(join(root, "scratch.tmp"), "x\n");
+      const home = process.env.HOME ?? "/root";
+      const calls = [
+        write(root),
+        bashCall(root, "git clean -fd"),
+        bashCall(root, "git status"),
+        bashCall(root, "ls ~"),
+        bashCall(root, "cat ~/.claude/settings.json"),
+        bashCall(root, `echo x > ${home}/.bashrc`),
+        bashCall(root, "echo x > a.txt"),
+        JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, tool_name: "Write", tool_input: { file_path: `${home}/.claude/settings.json`, content: "{}" } }),
+        JSON.stringify({ hook_event_name: "PreToolUse", cwd: root, tool_name: "Read", tool_input: { file_path: `${home}/.claude/settings.json` } }),
+      ];
+      const gateEnv = { HOME: fakeHome, PATH: "/nonexistent", GIT_DIR: join(fakeHome, "elsewhere.git"), GIT_WORK_TREE: fakeHome, CLAUDE_PROJECT_DIR: fakeHome };
+      const { cold, resident, answeredByGate } = await coldThenResident(root, calls, gateEnv);
+      assert.equal(answeredByGate, calls.length, "the gate answered every call");
+      const differ = calls.map((c, i) => ({ call: c.slice(0, 160), cold: cold[i]!, resident: resident[i]! })).filter((d) => JSON.stringify(d.cold) !== JSON.stringify(d.resident));
+      assert.deepEqual(differ, []);
+    } finally {
+      removeDir(root);
+      removeDir(fakeHome);
+    }
+  });
+
+  test("a root whose path has spaces, quotes, a newline and non-ASCII letters is served for itself only", { timeout: 60_000 }, async () => {
+    const base = tempDir();
+    const root = join(base, "a b'\"$(x)\n库");
+    mkdirSync(root);
+    try {
+      await prompt(root, "Refactor\n/approve start");
+      await prompt(root, "look first");
+      const cold = await send(root, write(root));
+      assert.equal(decisionOf(cold), "deny");
+      const gate = await startGate(root);
+      try {
+        assert.deepEqual(await send(root, write(root)), cold);
+        assert.equal(await answered(root), 1);
+      } finally {
+        await gate.stop();
+      }
+    } finally {
+      removeDir(base);
+    }
+  });
+
+  test("a root too long for a unix socket gets no gate, and its hook decides on its own", async () => {
+    const base = tempDir();
+    const root = join(base, "d".repeat(Math.max(1, 101 - base.length)));
+    mkdirSync(root);
+    try {
+      await prompt(root, "Refactor\n/approve start");
+      await prompt(root, "look first");
+      const r = await run([BIN, "hook", "gate", "--root", root]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /longer than a unix socket allows/);
+      assert.equal(decisionOf(await send(root, write(root))), "deny");
+    } finally {
+      removeDir(base);
+    }
+  });
+
+  test("a parent root's gate answers nothing for a root inside it", async () => {
+    const parent = await readOnlyRoot();
+    const child = join(parent, "inner");
+    mkdirSync(child);
+    try {
+      await prompt(child, "Inner task\n/approve start"); // the inner root holds a lease: its Write passes
+      const cold = await send(child, write(child));
+      assert.equal(decisionOf(cold), "none");
+      const gate = await startGate(parent);
+      try {
+        assert.deepEqual(await send(child, write(child)), cold);
+        assert.equal(decisionOf(await send(parent, write(parent))), "deny", "the parent's read-only turn");
+        assert.equal(await answered(parent), 1, "the parent's gate answered only the parent's call");
+      } finally {
+        await gate.stop();
+      }
+    } finally {
+      removeDir(parent);
+    }
+  });
+
+  test("a lease a person grants and revokes (longrun grant / revoke) between two calls applies at once; so does hooks.json changed", { timeout: 60_000 }, async () => {
+    const root = await readOnlyRoot();
+    const gate = await startGate(root);
+    try {
+      assert.equal(decisionOf(await send(root, write(root))), "deny");
+      const g = await run([BIN, "grant", "write a.txt", "--root", root]);
+      assert.equal(g.code, 0, g.stderr);
+      assert.equal(decisionOf(await send(root, write(root))), "none", "granted by a person's CLI");
+      const r = await run([BIN, "revoke", "--root", root]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(decisionOf(await send(root, write(root))), "deny", "revoked by a person's CLI");
+      // hooks.json turns the sandbox off: a Bash call is passed as it is instead of rewritten into it
+      const bash = bashCall(root, "ls");
+      const wrapped = await send(root, bash);
+      assert.match(wrapped.stdout, /updatedInput/);
+      writeFileSync(join(root, ".longrun", "hooks.json"), JSON.stringify({ sandbox: "off" }));
+      const plain = await send(root, bash);
+      assert.doesNotMatch(plain.stdout, /updatedInput/, "the changed settings apply to the next call");
+      rmSync(join(root, ".longrun", "hooks.json"));
+      assert.match((await send(root, bash)).stdout, /updatedInput/);
+      assert.equal(await answered(root), 6, "the gate answered every call");
+    } finally {
+      await gate.stop();
+      removeDir(root);
+    }
+  });
+
+  test("a flood of idle, oversized and nonsense connections: the hook's answer is still the cold path's", { timeout: 120_000 }, async () => {
+    const root = await readOnlyRoot();
+    const cold = await send(root, write(root));
+    const gate = await startGate(root);
+    const held: ReturnType<typeof createConnection>[] = [];
+    try {
+      for (let i = 0; i < 200; i++) {
+        const c = createConnection(sock(root));
+        c.on("error", () => {});
+        held.push(c); // connects and sends nothing
+      }
+      const junk = [
+        "x".repeat(10 * 1024 * 1024) + "\n", // past the request limit
+        JSON.stringify({ v: 1, id: "x", event: "PreToolUse", rootFlag: null, root, env: { LONGRUN_STORE: "" }, cwd: "/nonexistent", input: "{}" }) + "\n",
+        JSON.stringify({ v: 1, id: "x", event: "PreToolUse", rootFlag: null, root, env: [1], cwd: root, input: 5 }) + "\n",
+        "\u0000\u0001\u0002\n",
+      ];
+      const sent = await Promise.all(junk.map((line) => new Promise<string>((resolve) => {
+        const c = createConnection(sock(root));
+        let got = "";
+        c.setEncoding("utf8");
+        c.on("connect", () => c.write(line));
+        c.on("data", (d: string) => (got += d));
+        c.on("error", () => resolve(got));
+        c.on("close", () => resolve(got));
+      })));
+      for (const got of sent) assert.doesNotMatch(got, /"result"/, "nothing but a hook's own call is decided");
+      for (let i = 0; i < 5; i++) assert.deepEqual(await send(root, write(root)), cold);
+    } finally {
+      for (const c of held) c.destroy();
+      await gate.stop();
+      removeDir(root);
+    }
+  });
+});
