@@ -6,7 +6,7 @@
  * good new set replaces the old at once, a bad one keeps the old and is reported once.
  */
 import { Buffer } from "node:buffer";
-import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { type Credential, PAIR_RULE, TOKEN_ENV, TOKEN_RULES, TokenEnvError, type TokenOriginInfo, tokenProblem } from "./tokens.ts";
 
 export const TOKEN_FILE_ENV = { host: "LONGRUN_HOST_TOKEN_FILE", agent: "LONGRUN_AGENT_TOKEN_FILE", metrics: "LONGRUN_METRICS_TOKEN_FILE" } as const;
@@ -65,6 +65,10 @@ export function readTokenFile(variable: string, file: string): string {
     if (!st.isFile()) throw cannot("it is not a regular file");
     if (st.size > MAX_FILE_BYTES) throw cannot(`it holds ${st.size} bytes (a token is at most ${TOKEN_RULES.max} characters)`);
     fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd); // swapped for something else since the look
+      throw cannot("it is not a regular file");
+    }
   } catch (e) {
     if (e instanceof TokenEnvError) throw e;
     throw cannot(String((e as NodeJS.ErrnoException)?.code ?? (e as Error)?.message ?? e));

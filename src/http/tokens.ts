@@ -9,7 +9,7 @@
  */
 import { Buffer } from "node:buffer";
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { lstatSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { Side } from "../rpc/method.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
@@ -194,9 +194,15 @@ export function keptTokens(path: string): { tokens: Tokens } | { why: string } |
   if (uid === null) return { why: "file modes cannot be checked on this system" };
   if (st.uid !== uid) return { why: `${path} belongs to uid ${st.uid}, not to this process (${uid})` };
   if ((st.mode & 0o077) !== 0) return { why: `${path} has mode ${(st.mode & 0o777).toString(8)} (0600 needed)` };
+  let text: string;
+  try {
+    text = readOwnFile(path, st.ino);
+  } catch {
+    return { why: `${path} changed while it was read` };
+  }
   let info: Record<string, unknown>;
   try {
-    info = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    info = JSON.parse(text) as Record<string, unknown>;
   } catch {
     return { why: `${path} is not valid JSON` };
   }
@@ -207,6 +213,28 @@ export function keptTokens(path: string): { tokens: Tokens } | { why: string } |
   return { tokens: { host, agent, metrics: keepMetrics ? metrics : null } };
 }
 
+/** The most bytes http.json is read up to (it holds a URL, a pid, times and three tokens). */
+const MAX_KEPT_FILE_BYTES = 64 * 1024;
+
+/**
+ * The content of the regular file at `path` that is still the one looked at (`ino`): opened
+ * without following a link or blocking (a FIFO swapped in after the look), then checked again on
+ * the open descriptor. Throws otherwise.
+ */
+function readOwnFile(path: string, ino: number): string {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.ino !== ino || st.size > MAX_KEPT_FILE_BYTES) throw new Error("not the file looked at");
+    const buf = Buffer.alloc(st.size);
+    let n = 0;
+    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
+    return buf.subarray(0, n).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * On a clean stop: the file stays (its tokens are the next start's) without this process's pid,
  * with `stopped_at`, if it is still this process's (another server may have started on the root
@@ -214,7 +242,9 @@ export function keptTokens(path: string): { tokens: Tokens } | { why: string } |
  */
 export function markTokenFileStopped(path: string): void {
   try {
-    const info = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    const st = lstatSync(path);
+    if (!st.isFile()) return;
+    const info = JSON.parse(readOwnFile(path, st.ino)) as Record<string, unknown>;
     if (info.pid !== process.pid) return;
     delete info.pid;
     info.stopped_at = new Date().toISOString();
