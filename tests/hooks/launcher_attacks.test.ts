@@ -45,6 +45,12 @@ describe("longrun's launchers are longrun's executable to the gate", () => {
       `${process.env.HOME ?? "/root"}/.local/share/longrun/bin/0.1.0/longrun grant x`,
       "XDG_DATA_HOME=/x /x/longrun/bin/0.1.0/longrun start 'a task'",
       "longrun.exe grant x",
+      "longrun open",
+      "longrun start 'a task'",
+      "longrun list",
+      "longrun revoke",
+      "exec -a status longrun grant x",
+      "command longrun grant x",
     ];
     const got = await Promise.all(attacks.map(async (a) => [a, await kind(a)] as const));
     assert.deepEqual(got.filter(([, k]) => k !== "deny"), [], "each of these runs longrun's executable");
