@@ -35,7 +35,8 @@ let dir: string;
 let project: string;
 let bin: string;
 let home: string;
-const env = () => ({ PATH: `${bin}:${process.env.PATH}`, HOME: home, DISABLE_AUTOUPDATER: "1", LONGRUN_BIN: BINARY, PYTHONPATH: join(REPO, "clients", "python") });
+// TMPDIR inside the test's directory: Claude Code leaves its own claude-<uid>/ there
+const env = () => ({ PATH: `${bin}:${process.env.PATH}`, HOME: home, TMPDIR: join(dir, "tmp"), DISABLE_AUTOUPDATER: "1", LONGRUN_BIN: BINARY, PYTHONPATH: join(REPO, "clients", "python") });
 const sh = (code: string, extra: Record<string, string> = {}) => run(["bash", "-euo", "pipefail", "-c", code], { cwd: project, env: { ...env(), ...extra }, timeoutMs: 120_000 });
 const inProject = (code: string) => code.replaceAll("/abs/project", project);
 
@@ -45,7 +46,7 @@ describe("the README's quick starts, run as written", () => {
     dir = tempDir();
     bin = join(dir, "bin");
     home = join(dir, "home");
-    for (const d of [bin, home]) mkdirSync(d);
+    for (const d of [bin, home, join(dir, "tmp")]) mkdirSync(d);
     symlinkSync(BINARY, join(bin, "longrun"));
   });
   // each quick start begins in an empty project directory, as a newcomer's does
