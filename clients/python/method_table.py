@@ -44,10 +44,18 @@ TASK_METHODS: Tuple[M, ...] = (
     M("resume", "task.resume", "ResumeResult", "message_id",
       "A new turn, read-only; replays a pending checkpoint once; the task, recent memories and the last checkpoint's ``data``.\n"
       "``message_id``: the user message's id; the message that began the current turn begins no second one."),
-    M("recover", "task.recover", "RecoverResult", "force",
-      "Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."),
+    M("recover", "task.recover", "RecoverResult", "force checkpoint_id",
+      "Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's.\n"
+      "Host: ``checkpoint_id`` rebuilds the current task from that (older) checkpoint instead, recorded in its history."),
     M("recover_from_memory", "task.recover", "RecoverResult", "force",
       "The same as ``recover`` (the name earlier clients used)."),
+    M("checkpoints", "task.checkpoints", "CheckpointListResult", "task_id limit cursor",
+      "A task's checkpoints (the current task's, or another's by ``task_id``), newest first, paged by ``next_cursor``."),
+    M("get_checkpoint", "checkpoint.get", "CheckpointGetResult", "checkpoint_id",
+      "One checkpoint of a task of this root, whole: its text and ``data``."),
+    M("fork", "task.fork", "ForkResult", "checkpoint_id description",
+      "Host: a new current task that begins where the checkpoint left off (its text and ``data``), turn 1,\n"
+      "read-only, ``forked_from`` set; it never inherits the lease, run grants or terms of the parent."),
     M("finish", "task.finish", "FinishResult", "summary task_id cancel_runs",
       "Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."),
     # -- turn --------------------------------------------------------------------------------------
@@ -72,6 +80,10 @@ TASK_METHODS: Tuple[M, ...] = (
       "Full-text search (English, Chinese, Korean); pages carry ``next_cursor``."),
     M("get_memory", "memory.get", "MemoryGetResult", "id",
       "One memory record, whole body included."),
+    M("update_memory", "memory.update", "MemoryUpdateResult", "id content title keywords",
+      "A new version of a record (a new id, ``supersedes`` the old); search finds the newest version only."),
+    M("forget_memory", "memory.forget", "MemoryForgetResult", "ids reason",
+      "Host: forgets records: their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."),
 )
 
 RUN_METHODS: Tuple[M, ...] = (

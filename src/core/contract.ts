@@ -12,12 +12,14 @@
  * - `transition.ts`: task.transition and task.finish;
  * - `checkpoint.ts`: the checkpoint, and its fallback to the pending file;
  * - `resume.ts`: task.resume and the replay of a pending checkpoint;
- * - `recover.ts`: task.recover, from the newest checkpoint in memory.
+ * - `recover.ts`: task.recover, from the newest checkpoint in memory (or a chosen one);
+ * - `history.ts`: a task's checkpoints, one checkpoint, and task.fork.
  */
 import type { GrantInput } from "./lease.ts";
 import type { TaskStatus } from "./status.ts";
 import { checkpoint } from "./contract/checkpoint.ts";
 import { ContractContext } from "./contract/context.ts";
+import { forkTask, getCheckpoint, listCheckpoints } from "./contract/history.ts";
 import { recoverFromMemory } from "./contract/recover.ts";
 import { resume } from "./contract/resume.ts";
 import { startTask, status, switchTask } from "./contract/start.ts";
@@ -129,8 +131,23 @@ export class TaskContract {
    * Rebuilds the task from the newest checkpoint machine line in this root's memory: a new
    * turn, read-only. An unreadable state file is moved aside first, never deleted.
    */
-  recoverFromMemory(options: { force?: boolean; by?: Actor } = {}) {
+  recoverFromMemory(options: { force?: boolean; by?: Actor; checkpoint_id?: string } = {}) {
     return recoverFromMemory(this.#c, options);
+  }
+
+  /** A task's checkpoints (the current task's, or another's by task_id), newest first, paged. */
+  checkpoints(options: { task_id?: string; limit?: number; cursor?: string } = {}) {
+    return listCheckpoints(this.#c, options);
+  }
+
+  /** One checkpoint whole (text, data), of a task of this root. */
+  getCheckpoint(checkpointId: string) {
+    return getCheckpoint(this.#c, checkpointId);
+  }
+
+  /** A new current task that begins where a checkpoint left off; no lease, turn 1, read-only. */
+  fork(checkpointId: string, description?: string) {
+    return forkTask(this.#c, checkpointId, description);
   }
 
   /**

@@ -34,6 +34,8 @@ export const LIMITS = {
   checkpoint_data_chars: 16 * 1024,
   /** The longest time to live an owner may be given (`owner_ttl_seconds` of run.start and run.claim), in seconds. */
   owner_ttl_seconds: 7 * 24 * 3600,
+  /** Checkpoints in one page of task.checkpoints. */
+  checkpoints_page: 100,
   /** How far ahead a parked run's `wake_at` may be, in days. */
   wake_at_days: 366,
 } as const;

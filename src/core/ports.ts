@@ -112,6 +112,9 @@ export interface MemoryRecord {
   raw_ref: string | null;
   sha256: string;
   size: number;
+  /** memory.update: the record this version replaces, and the newer version that replaced this one. */
+  supersedes?: string | null;
+  superseded_by?: string | null;
 }
 
 export interface MemoryHit {
@@ -146,10 +149,21 @@ export interface MemoryStore {
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
   save(record: NewMemory): Promise<SaveResult>;
   get(id: string): Promise<MemoryRecord | null>;
+  /** The host's: removes records' text from the index, the row and raw_data, leaving a tombstone (src/memory/forget.ts). */
+  forget(ids: readonly string[], by: string, reason: string | null): Promise<{ forgotten: string[]; already: string[] }>;
+  /** A new version of a record, linked to the old (`supersedes`); search finds the newest only. */
+  update(id: string, change: { content: string; title?: string; keywords?: string[] }): Promise<SaveResult>;
   /** Newest records of a task, newest first. */
   recent(taskId: string, limit: number): Promise<MemoryHit[]>;
   /** Newest records that carry a machine line (checkpoints and outcomes), newest first, bodies included. */
   stateRecords(limit: number): Promise<MemoryRecord[]>;
+  /**
+   * A task's checkpoint records (saved by task.checkpoint, never by memory.save), newest first,
+   * bodies included; `below`: only records older than that memory id (the next page).
+   */
+  checkpointRecords(taskId: string, limit: number, below?: string): Promise<MemoryRecord[]>;
+  /** The record of one checkpoint, by its checkpoint id, or null. */
+  checkpointRecord(checkpointId: string): Promise<MemoryRecord | null>;
 }
 
 export interface PendingCheckpoint {

@@ -75,6 +75,8 @@ export interface TaskState {
   last_checkpoint: CheckpointRef | null;
   history: StatusChange[];
   lease_log: LeaseEvent[];
+  /** A task made by task.fork: the task and checkpoint it began from. Absent otherwise. */
+  forked_from?: { task_id: string; checkpoint_id: string } | null;
 }
 
 /** How many history and lease-log entries a state keeps (older ones are dropped, newest kept). */

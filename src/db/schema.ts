@@ -349,6 +349,22 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX IF NOT EXISTS runs_by_wake ON runs(wake_at) WHERE wake_at IS NOT NULL`,
     ],
   },
+  {
+    version: 13,
+    name: "forgetting and versions: a forgotten memory's tombstone, a memory's newer version (src/memory/forget.ts)",
+    sql: [
+      // the row in memories stays (its number and dedupe key, so a late write of it inserts nothing), emptied
+      `CREATE TABLE memory_tombstones (
+        seq INTEGER PRIMARY KEY,
+        forgotten_at TEXT NOT NULL,
+        by TEXT NOT NULL,
+        reason TEXT
+      )`,
+      // memory.update: the record a version replaces, and the one that replaced it (memory numbers)
+      `ALTER TABLE memories ADD COLUMN supersedes INTEGER`,
+      `ALTER TABLE memories ADD COLUMN superseded_by INTEGER`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -135,6 +135,28 @@ export const taskTools: ToolDef[] = [
     hints: ADDS,
     sets: [],
   },
+  {
+    name: "task_checkpoints",
+    method: "task.checkpoints",
+    description: "The checkpoints saved for the current task (or another from task_list), newest first: id, summary, next step, when. checkpoint_get reads one in full.",
+    input: pickParams(S.taskCheckpoints, {
+      task_id: 'A task from task_list, e.g. "T_20261130_120000_ab12"; default: the current task',
+      limit: "Checkpoints per page (default 20, max 100), e.g. 10",
+      cursor: 'next_cursor of the last page, e.g. "S_0012"',
+    }),
+    output: shape({ task_id: STRING, checkpoints: ARRAY, next_cursor: nullable(STRING) }),
+    hints: READS,
+    sets: ["research"],
+  },
+  {
+    name: "checkpoint_get",
+    method: "checkpoint.get",
+    description: "Read one checkpoint in full (from task_checkpoints): its text and the data saved with it.",
+    input: pickParams(S.checkpointGet, { checkpoint_id: 'A checkpoint_id from task_checkpoints, e.g. "0b6f3c1e-6a2d-4f55-9a57-2c1d0e8f9b10"' }),
+    output: shape({ checkpoint: OBJECT }),
+    hints: READS,
+    sets: ["research"],
+  },
 ];
 
 export const memoryTools: ToolDef[] = [
@@ -185,5 +207,19 @@ export const memoryTools: ToolDef[] = [
     output: shape({ ids: listOf(STRING), count: INTEGER }),
     hints: ADDS,
     sets: [],
+  },
+  {
+    name: "memory_update",
+    method: "memory.update",
+    description: "Correct a note: saves a new version that replaces the old one in search (the old stays readable by id). Returns the new id.",
+    input: pickParams(S.memoryUpdate, {
+      id: 'The record to correct, e.g. "S_0012"',
+      content: 'The corrected note, e.g. "Chose cookies because…"',
+      title: 'A new title, if it changes, e.g. "Auth uses JWT cookies"',
+      keywords: 'New search words, if they change, e.g. ["auth"]',
+    }),
+    output: shape({ id: STRING, created: BOOLEAN, supersedes: STRING }),
+    hints: ADDS,
+    sets: ["research"],
   },
 ];

@@ -15,6 +15,7 @@
 import type { BlobStore } from "../store/blobs.ts";
 import type { Database } from "../db/database.ts";
 import { indexColumns, SEGMENTATION, SEGMENTATION_KEY } from "./segment.ts";
+import { CURRENT } from "./forget.ts";
 import { indexSteps, SLICE_SIZE_SQL, sliceSizeOf } from "./slices.ts";
 
 const BATCH = 500;
@@ -33,7 +34,7 @@ export async function rebuildMemoryIndex(db: Database, blobs: BlobStore): Promis
       const from = Number(mark);
       // a build from the start indexes every record with the current segmentation: no pass after it
       if (from === 0) await tx.execute({ sql: SET_META_SQL, args: [SEGMENTATION_KEY, SEGMENTATION] });
-      const rows = (await tx.execute({ sql: "SELECT seq, type, title, content, keywords, raw_ref, sha256 FROM memories WHERE seq > ? ORDER BY seq LIMIT ?", args: [from, BATCH] })).rows;
+      const rows = (await tx.execute({ sql: `SELECT seq, type, title, content, keywords, raw_ref, sha256 FROM memories m WHERE seq > ? AND ${CURRENT} ORDER BY seq LIMIT ?`, args: [from, BATCH] })).rows;
       for (const r of rows) {
         const content = await bodyOf(r, blobs);
         const columns = indexColumns({ title: String(r.title), content, keywords: JSON.parse(String(r.keywords)) as string[], type: String(r.type) });

@@ -17,6 +17,7 @@ import { LIMITS } from "../core/limits.ts";
 import type { MemoryHit, SearchOptions, SearchPage } from "../core/ports.ts";
 import type { Database } from "../db/database.ts";
 import { buildMatchQuery, kindToken, makeSnippet, SEGMENTATION, SEGMENTATION_KEY, splitQuery } from "./segment.ts";
+import { CURRENT } from "./forget.ts";
 import { LIST_SLICES_SQL, SLICE_SIZE_KEY, sliceSizeOf, slicesOf, sliceStart, sliceTable } from "./slices.ts";
 
 /** How many of the newest matching records a search ranks before it lists older ones by age. */
@@ -27,14 +28,9 @@ const WEIGHTS = "5.0, 1.0, 3.0, 1.0, 0.0";
 
 const META_SQL = "SELECT key, value FROM root_meta WHERE key IN (?, ?)";
 
-export function memoryId(seq: number): string {
-  return "S_" + String(seq).padStart(4, "0");
-}
+import { memoryId, parseMemoryId } from "./memory_id.ts";
 
-export function parseMemoryId(id: string): number | null {
-  const m = /^S_(\d{1,15})$/.exec(id);
-  return m ? Number(m[1]) : null;
-}
+export { memoryId, parseMemoryId };
 
 /** Where a page starts: at an offset into the ranked window, or below a memory number (older matches). */
 export type Cursor = { offset: number } | { below: number };
@@ -125,7 +121,7 @@ export async function searchMemories(
   if (idSeqs.length && "offset" in cursor && cursor.offset === 0) {
     const typeFilter = options.type ? " AND m.type = ?" : "";
     const rs = await db.execute({
-      sql: `SELECT ${HIT_COLUMNS} FROM memories m WHERE m.seq IN (${idSeqs.map(() => "?").join(",")})${typeFilter} ORDER BY m.seq DESC`,
+      sql: `SELECT ${HIT_COLUMNS} FROM memories m WHERE m.seq IN (${idSeqs.map(() => "?").join(",")})${typeFilter} AND ${CURRENT} ORDER BY m.seq DESC`,
       args: [...idSeqs, ...(options.type ? [options.type] : [])],
     });
     for (const r of rs.rows.slice(0, limit)) exact.push(toHit(r, terms, 0));

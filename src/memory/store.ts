@@ -22,6 +22,7 @@ import type { Database, ScriptStep, Tx } from "../db/database.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { indexColumns } from "./segment.ts";
 import { indexSteps, sliceOf } from "./slices.ts";
+import { CURRENT, type ForgetResult, forgetIn, linkVersionIn, updatableIn } from "./forget.ts";
 import type { PlannedSave } from "../store/state_batch.ts";
 
 export interface Searcher {
@@ -239,6 +240,40 @@ export class LibsqlMemory implements MemoryStore {
     return { result: { record: await this.#toRecord(row, rec.content), created: true } };
   }
 
+  /** Forgets records (forget.ts): gone from the index, the row and raw_data; a tombstone stays. */
+  async forget(ids: readonly string[], by: string, reason: string | null): Promise<ForgetResult> {
+    const out = await this.#db.write((tx) => forgetIn(tx, ids, by, reason, this.#sliceSize));
+    for (const ref of out.blobs) await this.#blobs.remove(ref);
+    return out.result;
+  }
+
+  /** A new version of a record (forget.ts): the old leaves the index and stays readable by id. */
+  async update(id: string, change: { content: string; title?: string; keywords?: string[] }): Promise<SaveResult> {
+    const probe = await this.#db.read({ sql: "SELECT type, title, keywords, task_id FROM memories WHERE seq = ?", args: [parseMemoryId(id) ?? -1] });
+    const old = probe.rows[0];
+    const rec: NewMemory = {
+      type: String(old?.type ?? "note"),
+      title: change.title ?? String(old?.title ?? ""),
+      content: change.content,
+      keywords: change.keywords ?? (old ? (JSON.parse(String(old.keywords)) as string[]) : []),
+      task_id: old?.task_id === null || old?.task_id === undefined ? null : String(old.task_id),
+    };
+    const p = await this.#prepare(rec);
+    try {
+      const out = await this.#db.write(async (tx) => {
+        const row = await updatableIn(tx, id);
+        const saved = await this.#insert(txExec(tx), { ...rec, type: String(row.type), task_id: row.task_id === null ? null : String(row.task_id) }, p);
+        const newSeq = parseMemoryId(saved.result.record.id)!;
+        await linkVersionIn(tx, Number(row.seq), newSeq, this.#sliceSize);
+        return { ...saved.result, record: { ...saved.result.record, supersedes: id, superseded_by: null } };
+      });
+      return out;
+    } catch (e) {
+      if (p.rawRef) await this.#blobs.remove(p.rawRef);
+      throw e;
+    }
+  }
+
   async #byDedupeKey(key: string): Promise<MemoryRecord | null> {
     const rs = await this.#db.read({ sql: "SELECT * FROM memories WHERE dedupe_key = ?", args: [key] });
     return rs.rows[0] ? await this.#toRecord(rs.rows[0]) : null;
@@ -247,13 +282,13 @@ export class LibsqlMemory implements MemoryStore {
   async get(id: string): Promise<MemoryRecord | null> {
     const seq = parseMemoryId(id);
     if (seq === null) return null;
-    const rs = await this.#db.read({ sql: "SELECT * FROM memories WHERE seq = ?", args: [seq] });
+    const rs = await this.#db.read({ sql: "SELECT * FROM memories m WHERE m.seq = ? AND NOT EXISTS (SELECT 1 FROM memory_tombstones t WHERE t.seq = m.seq)", args: [seq] });
     return rs.rows[0] ? await this.#toRecord(rs.rows[0]) : null;
   }
 
   async recent(taskId: string, limit: number): Promise<MemoryHit[]> {
     const rs = await this.#db.read({
-      sql: `SELECT ${HIT_COLUMNS} FROM memories m WHERE m.task_id = ? ORDER BY m.seq DESC LIMIT ?`,
+      sql: `SELECT ${HIT_COLUMNS} FROM memories m WHERE m.task_id = ? AND ${CURRENT} ORDER BY m.seq DESC LIMIT ?`,
       args: [taskId, limit],
     });
     return rs.rows.map((r) => toHit(r, [], 0));
@@ -267,6 +302,18 @@ export class LibsqlMemory implements MemoryStore {
       args: [limit],
     });
     return Promise.all(rs.rows.map((r) => this.#toRecord(r)));
+  }
+
+  async checkpointRecords(taskId: string, limit: number, below?: string): Promise<MemoryRecord[]> {
+    const rs = await this.#db.read({
+      sql: `SELECT * FROM memories WHERE task_id = ? AND seq < ? AND dedupe_key LIKE 'checkpoint:%' ORDER BY seq DESC LIMIT ?`,
+      args: [taskId, (below === undefined ? null : parseMemoryId(below)) ?? Number.MAX_SAFE_INTEGER, limit],
+    });
+    return Promise.all(rs.rows.map((r) => this.#toRecord(r)));
+  }
+
+  checkpointRecord(checkpointId: string): Promise<MemoryRecord | null> {
+    return this.#byDedupeKey(`checkpoint:${checkpointId}`);
   }
 
   /** Reads a record's whole body: inline, or from raw_data/ checked against its sha256 (unless the caller has it). */
@@ -287,6 +334,8 @@ export class LibsqlMemory implements MemoryStore {
       raw_ref: rawRef,
       sha256: String(r.sha256),
       size: Number(r.size),
+      ...(r.supersedes !== null && r.supersedes !== undefined ? { supersedes: memoryId(Number(r.supersedes)) } : {}),
+      ...(r.superseded_by !== null && r.superseded_by !== undefined ? { superseded_by: memoryId(Number(r.superseded_by)) } : {}),
     };
   }
 }

@@ -27,6 +27,8 @@ const memoryItem = {
   keywords: v.optional(stringList()),
 };
 
+const memoryId = () => v.pipe(v.string(), v.regex(/^S_\d{1,15}$/, "a memory id looks like S_0001"));
+
 /** A strict params object with the optional `root` every method accepts. */
 // deno-lint-ignore no-explicit-any
 export function params<E extends Record<string, v.GenericSchema<any, any>>>(entries: E) {
@@ -42,6 +44,9 @@ export const jsonObject = () => v.pipe(v.custom<Record<string, unknown>>(isJsonO
 export const taskId = () => v.pipe(v.string(), v.regex(/^T_[0-9A-Za-z_]{1,80}$/, "task_id is a task id such as T_20261130_120000_ab12 (task.list shows them)"));
 /** A task of the root by id; absent: the current task. */
 export const taskIdField = () => v.optional(taskId());
+
+/** A checkpoint by id (task.checkpoints lists them). */
+export const checkpointId = () => v.pipe(v.string(), v.regex(/^[0-9A-Za-z][0-9A-Za-z_.-]{0,79}$/, "checkpoint_id is a checkpoint id such as 0b6f3c1e-… (task.checkpoints lists them)"));
 
 /** The host's id of a user message (`turn.begin`, `task.resume`): the same id begins no second turn. */
 const messageId = () => v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.list_item_chars), noControl);
@@ -62,7 +67,14 @@ export const S = {
     lang: v.optional(v.picklist(CHECKPOINT_LANGS, 'lang is "en", "zh" or "ko"')),
   }),
   taskFinish: params({ summary: v.optional(longText(0)), task_id: taskIdField(), cancel_runs: v.optional(v.boolean()) }),
-  taskRecover: params({ force: v.optional(v.boolean()) }),
+  taskRecover: params({ force: v.optional(v.boolean()), checkpoint_id: v.optional(checkpointId()) }),
+  taskCheckpoints: params({
+    task_id: taskIdField(),
+    limit: v.optional(positiveInt(LIMITS.checkpoints_page)),
+    cursor: v.optional(v.pipe(v.string(), v.regex(/^S_\d{1,15}$/, "cursor must be a next_cursor value from an earlier task.checkpoints"))),
+  }),
+  checkpointGet: params({ checkpoint_id: checkpointId() }),
+  taskFork: params({ checkpoint_id: checkpointId(), description: v.optional(longText()) }),
   taskResume: params({ message_id: v.optional(messageId()) }),
   turn: params({ reason: v.optional(shortText()) }),
   turnBegin: params({ reason: v.optional(shortText()), message_id: v.optional(messageId()) }),
@@ -82,5 +94,7 @@ export const S = {
     type: v.optional(v.pipe(v.string(), v.maxLength(40))),
     cursor: v.optional(v.pipe(v.string(), v.regex(/^[or][0-9a-z]{1,11}$/, "cursor must be a next_cursor value from an earlier search"))),
   }),
-  memoryGet: params({ id: v.pipe(v.string(), v.regex(/^S_\d{1,15}$/, "a memory id looks like S_0001")) }),
+  memoryGet: params({ id: memoryId() }),
+  memoryForget: params({ ids: v.pipe(v.array(memoryId()), v.minLength(1), v.maxLength(LIMITS.save_many_items)), reason: v.optional(shortText()) }),
+  memoryUpdate: params({ id: memoryId(), content: memoryItem.content, title: v.optional(shortText()), keywords: v.optional(stringList()) }),
 };

@@ -63,6 +63,7 @@ const StateSchema = v.object({
     ),
     [],
   ),
+  forked_from: v.optional(v.nullable(v.object({ task_id: Str, checkpoint_id: Str }))),
   lease_log: v.optional(
     v.array(
       v.object({

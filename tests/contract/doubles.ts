@@ -32,6 +32,14 @@ export class RecordingMemory implements MemoryStore {
     this.#note("get");
     return this.inner.get(id);
   }
+  forget(ids: readonly string[], by: string, reason: string | null) {
+    this.#note("forget");
+    return this.inner.forget(ids, by, reason);
+  }
+  update(id: string, change: { content: string; title?: string; keywords?: string[] }) {
+    this.#note("update");
+    return this.inner.update(id, change);
+  }
   recent(t: string, n: number) {
     this.#note("recent");
     return this.inner.recent(t, n);
@@ -39,6 +47,14 @@ export class RecordingMemory implements MemoryStore {
   stateRecords(n: number) {
     this.#note("stateRecords");
     return this.inner.stateRecords(n);
+  }
+  checkpointRecords(t: string, n: number, below?: string) {
+    this.#note("checkpointRecords");
+    return this.inner.checkpointRecords(t, n, below);
+  }
+  checkpointRecord(id: string) {
+    this.#note("checkpointRecord");
+    return this.inner.checkpointRecord(id);
   }
 }
 
@@ -64,11 +80,23 @@ export class FailingMemory implements MemoryStore {
   get(id: string) {
     return this.inner.get(id);
   }
+  forget(ids: readonly string[], by: string, reason: string | null) {
+    return this.inner.forget(ids, by, reason);
+  }
+  update(id: string, change: { content: string; title?: string; keywords?: string[] }) {
+    return this.inner.update(id, change);
+  }
   recent(t: string, n: number) {
     return this.inner.recent(t, n);
   }
   stateRecords(n: number) {
     return this.inner.stateRecords(n);
+  }
+  checkpointRecords(t: string, n: number, below?: string) {
+    return this.inner.checkpointRecords(t, n, below);
+  }
+  checkpointRecord(id: string) {
+    return this.inner.checkpointRecord(id);
   }
 }
 

@@ -260,15 +260,20 @@ describe("the hook trusts no socket it should not, and decides on its own", () =
   }
 
   test("a socket behind a link out of .longrun/ is not trusted", async () => {
-    const elsewhere = join(tempDir(), "agent.sock");
-    await withFake(elsewhere, PASS(root), async () => {
-      symlinkSync(elsewhere, sock(root));
-      try {
-        assert.deepEqual(await send(root, write(root)), coldDeny);
-      } finally {
-        rmSync(sock(root), { force: true });
-      }
-    });
+    const outside = tempDir();
+    const elsewhere = join(outside, "agent.sock");
+    try {
+      await withFake(elsewhere, PASS(root), async () => {
+        symlinkSync(elsewhere, sock(root));
+        try {
+          assert.deepEqual(await send(root, write(root)), coldDeny);
+        } finally {
+          rmSync(sock(root), { force: true });
+        }
+      });
+    } finally {
+      removeDir(outside);
+    }
   });
 
   test("a socket others may open, or in a .longrun/ others may write, is not trusted", async () => {

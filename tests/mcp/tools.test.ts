@@ -113,6 +113,13 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     const next = (await ok("run_continue", { parent_run_id: run.run_id, owner: "w3", budget: {} })).run;
     assert.equal(next.status, "requested", "continuing is the user's choice: a request until the host grants it");
     assert.equal((await ok("run_cancel", { run_id: next.run_id, epoch: 1, reason: "the user stopped it" })).run.status, "cancelled");
+    const note = await ok("memory_save", { type: "note", title: "retrieval note", content: "BM25 first" });
+    const fixed = await ok("memory_update", { id: note.id, content: "dense retrieval first" });
+    assert.equal(fixed.supersedes, note.id);
+    await ok("task_checkpoint", { summary: "surveyed", next_step: "write up", kind: "progress" });
+    const listed = (await ok("task_checkpoints")).checkpoints;
+    assert.equal(listed.length, 1);
+    assert.equal((await ok("checkpoint_get", { checkpoint_id: listed[0].checkpoint_id })).checkpoint.summary, "surveyed");
     await ok("task_start", { description: "A second question" });
     const ref = (await ok("context_put", { label: "notes", content: "shared notes" })).ref;
     assert.deepEqual((await ok("context_share", { ref, task_id: first })).shared_with, [first]);

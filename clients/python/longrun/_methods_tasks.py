@@ -9,17 +9,22 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union, cast
 
 from ._unset import clean
 from .types import (
+    CheckpointGetResult,
     CheckpointLang,
+    CheckpointListResult,
     CheckpointResult,
     DescribeResult,
     FinishResult,
+    ForkResult,
     GateResult,
     GrantResult,
+    MemoryForgetResult,
     MemoryGetResult,
     MemoryItem,
     MemorySaveManyResult,
     MemorySaveResult,
     MemorySearchResult,
+    MemoryUpdateResult,
     RecoverResult,
     RequestResult,
     ResumeResult,
@@ -86,13 +91,29 @@ class TaskMethods:
         """
         return cast(ResumeResult, self._request("task.resume", clean({"message_id": message_id})))
 
-    def recover(self, force: Optional[bool] = None) -> RecoverResult:
-        """Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."""
-        return cast(RecoverResult, self._request("task.recover", clean({"force": force})))
+    def recover(self, force: Optional[bool] = None, checkpoint_id: Optional[str] = None) -> RecoverResult:
+        """Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's.
+        Host: ``checkpoint_id`` rebuilds the current task from that (older) checkpoint instead, recorded in its history.
+        """
+        return cast(RecoverResult, self._request("task.recover", clean({"force": force, "checkpoint_id": checkpoint_id})))
 
     def recover_from_memory(self, force: Optional[bool] = None) -> RecoverResult:
         """The same as ``recover`` (the name earlier clients used)."""
         return cast(RecoverResult, self._request("task.recover", clean({"force": force})))
+
+    def checkpoints(self, task_id: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> CheckpointListResult:
+        """A task's checkpoints (the current task's, or another's by ``task_id``), newest first, paged by ``next_cursor``."""
+        return cast(CheckpointListResult, self._request("task.checkpoints", clean({"task_id": task_id, "limit": limit, "cursor": cursor})))
+
+    def get_checkpoint(self, checkpoint_id: str) -> CheckpointGetResult:
+        """One checkpoint of a task of this root, whole: its text and ``data``."""
+        return cast(CheckpointGetResult, self._request("checkpoint.get", clean({"checkpoint_id": checkpoint_id})))
+
+    def fork(self, checkpoint_id: str, description: Optional[str] = None) -> ForkResult:
+        """Host: a new current task that begins where the checkpoint left off (its text and ``data``), turn 1,
+        read-only, ``forked_from`` set; it never inherits the lease, run grants or terms of the parent.
+        """
+        return cast(ForkResult, self._request("task.fork", clean({"checkpoint_id": checkpoint_id, "description": description})))
 
     def finish(self, summary: Optional[str] = None, task_id: Optional[str] = None, cancel_runs: Optional[bool] = None) -> FinishResult:
         """Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."""
@@ -135,6 +156,14 @@ class TaskMethods:
     def get_memory(self, id: str) -> MemoryGetResult:
         """One memory record, whole body included."""
         return cast(MemoryGetResult, self._request("memory.get", clean({"id": id})))
+
+    def update_memory(self, id: str, content: str, title: Optional[str] = None, keywords: Optional[Sequence[str]] = None) -> MemoryUpdateResult:
+        """A new version of a record (a new id, ``supersedes`` the old); search finds the newest version only."""
+        return cast(MemoryUpdateResult, self._request("memory.update", clean({"id": id, "content": content, "title": title, "keywords": keywords})))
+
+    def forget_memory(self, ids: Sequence[str], reason: Optional[str] = None) -> MemoryForgetResult:
+        """Host: forgets records: their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."""
+        return cast(MemoryForgetResult, self._request("memory.forget", clean({"ids": ids, "reason": reason})))
 
 
 class AsyncTaskMethods:
@@ -191,13 +220,29 @@ class AsyncTaskMethods:
         """
         return cast(ResumeResult, await self._request("task.resume", clean({"message_id": message_id})))
 
-    async def recover(self, force: Optional[bool] = None) -> RecoverResult:
-        """Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's."""
-        return cast(RecoverResult, await self._request("task.recover", clean({"force": force})))
+    async def recover(self, force: Optional[bool] = None, checkpoint_id: Optional[str] = None) -> RecoverResult:
+        """Rebuilds a lost or corrupt task state from the newest checkpoint in memory (``data`` included); ``force`` is the host's.
+        Host: ``checkpoint_id`` rebuilds the current task from that (older) checkpoint instead, recorded in its history.
+        """
+        return cast(RecoverResult, await self._request("task.recover", clean({"force": force, "checkpoint_id": checkpoint_id})))
 
     async def recover_from_memory(self, force: Optional[bool] = None) -> RecoverResult:
         """The same as ``recover`` (the name earlier clients used)."""
         return cast(RecoverResult, await self._request("task.recover", clean({"force": force})))
+
+    async def checkpoints(self, task_id: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> CheckpointListResult:
+        """A task's checkpoints (the current task's, or another's by ``task_id``), newest first, paged by ``next_cursor``."""
+        return cast(CheckpointListResult, await self._request("task.checkpoints", clean({"task_id": task_id, "limit": limit, "cursor": cursor})))
+
+    async def get_checkpoint(self, checkpoint_id: str) -> CheckpointGetResult:
+        """One checkpoint of a task of this root, whole: its text and ``data``."""
+        return cast(CheckpointGetResult, await self._request("checkpoint.get", clean({"checkpoint_id": checkpoint_id})))
+
+    async def fork(self, checkpoint_id: str, description: Optional[str] = None) -> ForkResult:
+        """Host: a new current task that begins where the checkpoint left off (its text and ``data``), turn 1,
+        read-only, ``forked_from`` set; it never inherits the lease, run grants or terms of the parent.
+        """
+        return cast(ForkResult, await self._request("task.fork", clean({"checkpoint_id": checkpoint_id, "description": description})))
 
     async def finish(self, summary: Optional[str] = None, task_id: Optional[str] = None, cancel_runs: Optional[bool] = None) -> FinishResult:
         """Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."""
@@ -240,3 +285,11 @@ class AsyncTaskMethods:
     async def get_memory(self, id: str) -> MemoryGetResult:
         """One memory record, whole body included."""
         return cast(MemoryGetResult, await self._request("memory.get", clean({"id": id})))
+
+    async def update_memory(self, id: str, content: str, title: Optional[str] = None, keywords: Optional[Sequence[str]] = None) -> MemoryUpdateResult:
+        """A new version of a record (a new id, ``supersedes`` the old); search finds the newest version only."""
+        return cast(MemoryUpdateResult, await self._request("memory.update", clean({"id": id, "content": content, "title": title, "keywords": keywords})))
+
+    async def forget_memory(self, ids: Sequence[str], reason: Optional[str] = None) -> MemoryForgetResult:
+        """Host: forgets records: their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."""
+        return cast(MemoryForgetResult, await self._request("memory.forget", clean({"ids": ids, "reason": reason})))

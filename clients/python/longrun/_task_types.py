@@ -48,7 +48,14 @@ class CheckpointRef(_CheckpointRefBase, total=False):
     data: JSONObject
 
 
-class Task(TypedDict):
+class ForkedFrom(TypedDict):
+    """The checkpoint a forked task began at (``task.fork``)."""
+
+    task_id: str
+    checkpoint_id: str
+
+
+class _TaskBase(TypedDict):
     format: int
     task_id: str
     description: str
@@ -66,6 +73,12 @@ class Task(TypedDict):
     last_checkpoint: Optional[CheckpointRef]
     history: List[StatusChange]
     lease_log: List[LeaseEvent]
+
+
+class Task(_TaskBase, total=False):
+    """``forked_from``: present on a task ``task.fork`` made."""
+
+    forked_from: Optional[ForkedFrom]
 
 
 class TaskSummary(TypedDict):
@@ -215,10 +228,29 @@ class GateResult(TypedDict):
     lease: Lease
 
 
-class MemorySaveResult(TypedDict):
+class _MemorySaveBase(TypedDict):
     id: str
     created: bool
+
+
+class MemorySaveResult(_MemorySaveBase, total=False):
+    """``record``: the saved record (without its body); absent, and ``forgotten`` true, when the call
+    replays one whose record the host has since forgotten (``memory.forget``): it stays forgotten."""
+
     record: MemoryRecordInfo
+    forgotten: bool
+
+
+class MemoryUpdateResult(TypedDict):
+    id: str
+    created: bool
+    supersedes: str
+    record: MemoryRecordInfo
+
+
+class MemoryForgetResult(TypedDict):
+    forgotten: List[str]
+    already: List[str]
 
 
 class MemorySaveManyResult(TypedDict):

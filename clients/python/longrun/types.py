@@ -12,12 +12,15 @@ from ._base_types import (  # noqa: F401
     ReceiptOutcome, ReceiptStatus, RunEndStatus, RunStatus, Side, TaskStatus,
 )
 from ._task_types import (  # noqa: F401
-    CheckpointRef, CheckpointResult, DescribeResult, ErrorCodeInfo, FinishResult, GateResult,
+    CheckpointRef, CheckpointResult, DescribeResult, ForkedFrom, ErrorCodeInfo, FinishResult, GateResult,
     GrantResult, Lease, LeaseEvent, MemoryGetResult, MemoryHit, MemoryItem, MemoryRecord,
-    MemoryRecordInfo, MemorySaveManyResult, MemorySaveResult, MemorySearchResult, MethodInfo,
+    MemoryForgetResult, MemoryRecordInfo, MemorySaveManyResult, MemorySaveResult, MemorySearchResult, MemoryUpdateResult, MethodInfo,
     PendingInfo, RecoverResult, ReplayInfo, RequestResult, ResumeResult, StatusChange, Task,
     TaskBounds, TaskListResult, TaskResult, TaskStartResult, TaskSummary, TaskTerms,
    
+)
+from ._history_types import (  # noqa: F401
+    CheckpointEntry, CheckpointFull, CheckpointGetResult, CheckpointListResult, ForkResult,
 )
 from ._run_types import (  # noqa: F401
     Authorization, BudgetResult, BudgetStatus, ChargeResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
@@ -42,7 +45,7 @@ __all__ = [
     "ReplayInfo", "MemoryHit", "MemoryRecordInfo", "MemoryRecord", "MemoryItem",
     "TaskResult", "TaskBounds", "TaskTerms", "TaskStartResult", "TaskListResult",
     "CheckpointResult", "ResumeResult", "RecoverResult", "FinishResult", "GrantResult",
-    "RequestResult", "GateResult", "MemorySaveResult", "MemorySaveManyResult", "MemorySearchResult",
+    "RequestResult", "GateResult", "MemorySaveResult", "MemorySaveManyResult", "MemorySearchResult", "MemoryUpdateResult", "MemoryForgetResult",
     "MemoryGetResult", "MethodInfo", "ErrorCodeInfo", "DescribeResult", "Authorization",
     "GrantRequest", "GrantRecord", "HostAnswerIn", "HostAnswer", "Run", "OpenCharge",
     "BudgetStatus", "RunCheckpoint", "RunSummary", "Receipt", "RunEvent", "RunAllowance",
@@ -54,4 +57,5 @@ __all__ = [
     "ArtifactMarkInfo", "ArtifactAttachment", "ArtifactVersion", "ArtifactContent",
     "ArtifactResult", "ArtifactGetResult", "ArtifactListResult", "ContextPutResult", "Coverage",
     "ContextReadResult", "ContextShareResult",
+    "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult",
 ]

@@ -6,16 +6,23 @@
 import { type CheckpointData, parseMachineLine } from "../checkpoint.ts";
 import { ConflictError, NotFoundError, StateCorruptError, UnauthorizedError } from "../errors.ts";
 import { isTerminal } from "../status.ts";
-import { newTaskState, type TaskState } from "../task.ts";
+import { newTaskState, pushBounded, type TaskState } from "../task.ts";
 import { checkpointDataOf, type ContractContext, setStatus } from "./context.ts";
+import { findCheckpoint } from "./history.ts";
 import type { Actor } from "./types.ts";
 
-export async function recoverFromMemory(c: ContractContext, options: { force?: boolean; by?: Actor }): Promise<{ task: TaskState | null; memory_id: string | null; quarantined: string | null; data: CheckpointData | null }> {
+export async function recoverFromMemory(c: ContractContext, options: { force?: boolean; by?: Actor; checkpoint_id?: string }): Promise<{ task: TaskState | null; memory_id: string | null; quarantined: string | null; data: CheckpointData | null }> {
   if (options.force && options.by === "agent") {
     throw new UnauthorizedError("Refused: only the host may force task.recover over a readable state", { method: "task.recover", side_required: "host", side: "agent" });
   }
+  if (options.checkpoint_id !== undefined && options.by === "agent") {
+    throw new UnauthorizedError("Refused: task.recover from a chosen checkpoint (checkpoint_id) is the host's: it takes the task back in time", { method: "task.recover", side_required: "host", side: "agent" });
+  }
   // read before the transaction: memory is not read inside a state transaction
-  const found = await newestMachineState(c);
+  // a chosen checkpoint (host only) takes the task back over a readable state, as force does
+  const chosen = options.checkpoint_id !== undefined;
+  const found = chosen ? await findCheckpoint(c, options.checkpoint_id!) : await newestMachineState(c);
+  const force = options.force || chosen;
   return c.d.state.transact(async (tx) => {
     let live: TaskState | null = null;
     let corrupt = false;
@@ -51,7 +58,7 @@ export async function recoverFromMemory(c: ContractContext, options: { force?: b
       );
     }
     const { record, machine } = found;
-    if (live && !options.force && live.task_id === machine.task_id && !isTerminal(live.status)) {
+    if (live && !force && live.task_id === machine.task_id && !isTerminal(live.status)) {
       throw new ConflictError(
         `Not recovered: the task state is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or corrupt state. ` +
           `Use task.resume to continue it; the host may force recovery from the last checkpoint`,
@@ -61,12 +68,13 @@ export async function recoverFromMemory(c: ContractContext, options: { force?: b
     if (live && (live.task_id !== machine.task_id || isTerminal(live.status))) {
       throw new ConflictError(
         `Not recovered: the task state is readable and holds task ${live.task_id} (${live.status}); recovery rebuilds a lost or ` +
-          `corrupt state, or the same task in progress, and would ${live.task_id !== machine.task_id ? `replace it with task ${machine.task_id}` : "bring a finished task back"}`,
+          `corrupt state, or the same task in progress, and would ${live.task_id !== machine.task_id ? `replace it with task ${machine.task_id}${chosen ? " (task.switch to it first)" : ""}` : "bring a finished task back"}`,
         { reason: "state_readable", task_id: live.task_id, status: live.status, checkpoint_task_id: machine.task_id },
       );
     }
     const now = c.now();
     const at = now.toISOString();
+    const kept = live !== null && live.task_id === machine.task_id ? live : null;
     const turn = Math.max(machine.turn_index, live?.task_id === machine.task_id ? live.turn_index : 0) + 1;
     const next = newTaskState(
       {
@@ -79,8 +87,10 @@ export async function recoverFromMemory(c: ContractContext, options: { force?: b
         next_step: machine.next_step,
         created_at: machine.created_at || at,
         last_checkpoint: { checkpoint_id: machine.checkpoint_id, memory_id: record.id, at: machine.saved_at, kind: machine.kind, data: machine.data },
-        history: [{ at, from: null, to: machine.status, reason: `recovered from memory ${record.id}`, turn }],
-        lease_log: [{ at, event: "revoked", turn, reason: "recover" }],
+        // recovered over the same task's readable state: its history and lease log go on
+        history: pushBounded(kept?.history ?? [], { at, from: kept?.status ?? null, to: machine.status, reason: `recovered from ${chosen ? `checkpoint ${machine.checkpoint_id}, ` : ""}memory ${record.id}`, turn }),
+        lease_log: pushBounded(kept?.lease_log ?? [], { at, event: "revoked", turn, reason: "recover" }),
+        ...(kept?.forked_from ? { forked_from: kept.forked_from } : {}),
       },
       at,
     );

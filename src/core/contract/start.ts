@@ -62,7 +62,7 @@ export async function startTask(c: ContractContext, description: string, keyword
 }
 
 /** The current task stops being current: its lease ends (the turn ends for it); it keeps its status. */
-async function leaveCurrent(tx: StateTx, live: TaskState, why: string, now: Date): Promise<TaskState> {
+export async function leaveCurrent(tx: StateTx, live: TaskState, why: string, now: Date): Promise<TaskState> {
   const next = revokeLease(cloneState(live), why, now);
   next.version = live.version + 1;
   next.updated_at = now.toISOString();

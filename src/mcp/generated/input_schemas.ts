@@ -33,6 +33,14 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     reason: {"type":"string","description":"Why, e.g. \"back to the parser work\""},
   } },
   task_recover: { type: "object", properties: {} },
+  task_checkpoints: { type: "object", properties: {
+    task_id: {"type":"string","description":"A task from task_list, e.g. \"T_20261130_120000_ab12\"; default: the current task"},
+    limit: {"type":"integer","minimum":1,"description":"Checkpoints per page (default 20, max 100), e.g. 10"},
+    cursor: {"type":"string","description":"next_cursor of the last page, e.g. \"S_0012\""},
+  } },
+  checkpoint_get: { type: "object", required: ["checkpoint_id"], properties: {
+    checkpoint_id: {"type":"string","description":"A checkpoint_id from task_checkpoints, e.g. \"0b6f3c1e-6a2d-4f55-9a57-2c1d0e8f9b10\""},
+  } },
   memory_search: { type: "object", required: ["query"], properties: {
     query: {"type":"string","description":"Words to find, e.g. \"login timeout\""},
     limit: {"type":"integer","minimum":1,"description":"Hits per page (default 10, max 50), e.g. 5"},
@@ -49,6 +57,12 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
   } },
   memory_save_many: { type: "object", required: ["items"], properties: {
     items: {"type":"array","items":{"type":"object","properties":{"type":{"type":"string"},"title":{"type":"string"},"content":{"type":"string"},"keywords":{"type":"array","items":{"type":"string"}}},"required":["type","title","content"]},"description":"The notes, each {type, title, content, keywords?}, e.g. [{\"type\": \"note\", \"title\": \"CI\", \"content\": \"CI runs on push\"}]"},
+  } },
+  memory_update: { type: "object", required: ["id","content"], properties: {
+    id: {"type":"string","description":"The record to correct, e.g. \"S_0012\""},
+    content: {"type":"string","description":"The corrected note, e.g. \"Chose cookies because…\""},
+    title: {"type":"string","description":"A new title, if it changes, e.g. \"Auth uses JWT cookies\""},
+    keywords: {"type":"array","items":{"type":"string"},"description":"New search words, if they change, e.g. [\"auth\"]"},
   } },
   run_start: { type: "object", required: ["owner"], properties: {
     owner: {"type":"string","description":"Who runs it: a name for this executor, e.g. \"worker-1\""},

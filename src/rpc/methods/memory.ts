@@ -1,6 +1,6 @@
 /** memory.*: the root's project memory. Searches run in the memory Worker, beside the state lane. */
 import { NotFoundError } from "../../core/errors.ts";
-import { method } from "../method.ts";
+import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
 
 export const memoryMethods = [
@@ -60,5 +60,27 @@ export const memoryMethods = [
       if (!record) throw new NotFoundError("memory", p.id, "; memory.search lists what exists");
       return { record };
     },
+  }),
+  method({
+    name: "memory.update",
+    side: "agent",
+    summary: "A new version of a memory record (content; title and keywords kept unless given): a new id that supersedes the old; search finds the newest version only, the old stays readable by id",
+    params: S.memoryUpdate,
+    lane: "memory",
+    readOnly: false,
+    handler: async ({ root }, p) => {
+      const { record, created } = await root.memory.update(p.id, { content: p.content, title: p.title, keywords: p.keywords });
+      const { content: _content, ...meta } = record;
+      return { id: record.id, created, supersedes: p.id, record: meta };
+    },
+  }),
+  method({
+    name: "memory.forget",
+    side: "host",
+    summary: "Forget memory records (ids; reason): their text leaves the search index, the record and raw_data; a tombstone stays so a late write cannot bring them back; checkpoints and outcomes are refused",
+    params: S.memoryForget,
+    lane: "memory",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => root.memory.forget(p.ids, callerName(caller), p.reason ?? null),
   }),
 ];

@@ -117,11 +117,41 @@ export const taskMethods = [
   method({
     name: "task.recover",
     side: "agent",
-    summary: "Rebuild a lost or corrupt task state from the newest checkpoint machine line in memory; new turn, read-only (force: host only); returns the task and that checkpoint's data",
+    summary:
+      "Rebuild a lost or corrupt task state from the newest checkpoint machine line in memory; new turn, read-only (force: host only); checkpoint_id (host only): rebuild the current task from that older checkpoint instead, over its readable state, recorded in its history; returns the task and that checkpoint's data",
     params: S.taskRecover,
     lane: "state",
     readOnly: false,
-    handler: ({ root, caller }, p) => root.contract.recoverFromMemory({ force: p.force === true, by: caller.side }),
+    handler: ({ root, caller }, p) => root.contract.recoverFromMemory({ force: p.force === true, by: caller.side, checkpoint_id: p.checkpoint_id }),
+  }),
+  method({
+    name: "task.checkpoints",
+    side: "agent",
+    summary:
+      "A task's checkpoints (the current task's, or another's by task_id), newest first: checkpoint_id, kind (pause or progress) and label, summary (cut in a list), next_step, phase, status, turn, saved_at, memory_id; limit, cursor: next_cursor of the page before",
+    params: S.taskCheckpoints,
+    lane: "read",
+    readOnly: true,
+    handler: ({ root }, p) => root.contract.checkpoints(p),
+  }),
+  method({
+    name: "checkpoint.get",
+    side: "agent",
+    summary: "One checkpoint of a task of this root, whole: its list entry, the task's description, the checkpoint's text and data",
+    params: S.checkpointGet,
+    lane: "read",
+    readOnly: true,
+    handler: async ({ root }, p) => ({ checkpoint: await root.contract.getCheckpoint(p.checkpoint_id) }),
+  }),
+  method({
+    name: "task.fork",
+    side: "host",
+    summary:
+      "A new current task that begins where a checkpoint left off: its description (or the one given), phase, next_step and data; status as a recovered task's, turn 1, read-only, forked_from {task_id, checkpoint_id}; never the lease, run grants or terms of the parent; an open current task goes on in the background without its lease; returns task, previous_task, data",
+    params: S.taskFork,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root }, p) => root.contract.fork(p.checkpoint_id, p.description),
   }),
   method({
     name: "task.finish",

@@ -1,0 +1,109 @@
+/**
+ * Forgetting and versions of memory records, inside one write transaction each.
+ *
+ * `forget` (the host's): a record's text leaves the index (its slice's FTS row), the row (title,
+ * content, keywords and digest emptied) and its long body (the blob, removed after the commit);
+ * what stays is its number and dedupe key in `memories` and a tombstone (when, by whom, why). So a
+ * late write cannot bring it back: a save with its dedupe key inserts nothing (the key is taken),
+ * and a replayed `memory.save` / `memory.update` answer kept under an idempotency key is rewritten
+ * to name the id as forgotten. Checkpoints and outcomes (what recovery reads) are refused.
+ *
+ * `update`: a new record (a new id) that `supersedes` the old; the old leaves the index (search
+ * finds the newest version only) and stays readable by id, marked `superseded_by`.
+ */
+import { LIMITS } from "../core/limits.ts";
+import { LongrunError, NotFoundError } from "../core/errors.ts";
+import type { Tx } from "../db/database.ts";
+import { memoryId, parseMemoryId } from "./memory_id.ts";
+import { sliceOf, sliceTable } from "./slices.ts";
+
+type Row = Record<string, unknown>;
+
+export interface ForgetResult {
+  forgotten: string[];
+  /** Ids that were forgotten before this call (nothing more to do). */
+  already: string[];
+}
+
+/** What recovery reads: never forgotten nor replaced. */
+const STATE_KEY = /^(checkpoint|outcome):/;
+
+const TOMBSTONED = "SELECT 1 FROM memory_tombstones t WHERE t.seq = m.seq";
+/** A condition on `memories m`: neither forgotten nor replaced by a newer version. */
+export const CURRENT = `m.superseded_by IS NULL AND NOT EXISTS (${TOMBSTONED})`;
+
+/** The record's row and whether it is forgotten; not_found when there is no such id. */
+async function rowOf(tx: Tx, id: string): Promise<{ seq: number; row: Row; forgotten: boolean }> {
+  const seq = parseMemoryId(id);
+  const rs = seq === null ? [] : (await tx.execute({ sql: `SELECT m.*, EXISTS (${TOMBSTONED}) AS forgotten FROM memories m WHERE m.seq = ?`, args: [seq] })).rows;
+  if (!rs[0]) throw new NotFoundError("memory", id, "; memory.search lists what exists");
+  return { seq: seq!, row: rs[0], forgotten: Number(rs[0].forgotten) === 1 };
+}
+
+function refuseState(id: string, row: Row, what: string): void {
+  if (STATE_KEY.test(String(row.dedupe_key ?? ""))) {
+    throw new LongrunError("transition_error", `Refused: ${id} is a checkpoint or outcome record, which recovery reads; it cannot be ${what}. Nothing changed`, { id });
+  }
+}
+
+/** Takes a record out of the index (a no-op where its slice was never made). */
+async function unindex(tx: Tx, seq: number, sliceSize: number): Promise<void> {
+  const table = sliceTable(sliceOf(seq, sliceSize));
+  const exists = (await tx.execute({ sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", args: [table] })).rows.length > 0;
+  if (exists) await tx.execute({ sql: `DELETE FROM ${table} WHERE rowid = ?`, args: [seq] });
+}
+
+/**
+ * Forgets `ids` (all or none: an unknown id or a state record refuses the whole call). Returns
+ * the blob refs to remove once the transaction has committed.
+ */
+export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reason: string | null, sliceSize: number): Promise<{ result: ForgetResult; blobs: string[] }> {
+  const unique = [...new Set(ids)];
+  const rows = [];
+  for (const id of unique) {
+    const r = await rowOf(tx, id);
+    if (!r.forgotten) refuseState(id, r.row, "forgotten");
+    rows.push({ id, ...r });
+  }
+  const at = new Date().toISOString();
+  const out: ForgetResult = { forgotten: [], already: [] };
+  const blobs: string[] = [];
+  for (const { id, seq, row, forgotten } of rows) {
+    if (forgotten) {
+      out.already.push(id);
+      continue;
+    }
+    await unindex(tx, seq, sliceSize);
+    await tx.execute({ sql: "UPDATE memories SET title = '', content = '', keywords = '[]', raw_ref = NULL, sha256 = '', size = 0 WHERE seq = ?", args: [seq] });
+    await tx.execute({ sql: "INSERT INTO memory_tombstones(seq, forgotten_at, by, reason) VALUES (?, ?, ?, ?)", args: [seq, at, by, reason] });
+    // a kept answer of a save or update names the record's title: a replay gets the id as forgotten
+    await tx.execute({
+      sql: "UPDATE idempotency SET answer = ? WHERE method IN ('memory.save', 'memory.update') AND json_extract(answer, '$.id') = ?",
+      args: [JSON.stringify({ id, created: false, forgotten: true }), id],
+    });
+    if (row.raw_ref !== null) blobs.push(String(row.raw_ref));
+    out.forgotten.push(id);
+  }
+  return { result: out, blobs };
+}
+
+/** The old record of an update, checked: current (not forgotten, not replaced) and not a state record. */
+export async function updatableIn(tx: Tx, id: string): Promise<Row> {
+  const { row, forgotten } = await rowOf(tx, id);
+  if (forgotten) throw new NotFoundError("memory", id, "", `Not found: memory ${id} was forgotten; save a new record instead`);
+  if (row.superseded_by !== null && row.superseded_by !== undefined) {
+    const newer = memoryId(Number(row.superseded_by));
+    throw new LongrunError("transition_error", `Refused: ${id} was already replaced by ${newer}; update ${newer}, the newest version. Nothing changed`, { id, superseded_by: newer });
+  }
+  refuseState(id, row, "updated");
+  return row;
+}
+
+/** Links the new version to the old and takes the old out of the index. */
+export async function linkVersionIn(tx: Tx, oldSeq: number, newSeq: number, sliceSize: number): Promise<void> {
+  await tx.execute({ sql: "UPDATE memories SET supersedes = ? WHERE seq = ?", args: [oldSeq, newSeq] });
+  await tx.execute({ sql: "UPDATE memories SET superseded_by = ? WHERE seq = ?", args: [newSeq, oldSeq] });
+  await unindex(tx, oldSeq, sliceSize);
+}
+
+export const FORGET_MAX_IDS = LIMITS.save_many_items;
