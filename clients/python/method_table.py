@@ -100,6 +100,9 @@ RUN_METHODS: Tuple[M, ...] = (
     M("heartbeat_run", "run.heartbeat", "RunHeartbeatResult", "run_id epoch",
       "The owner's beat, fenced by its epoch; ``stop`` says what to stop for now (None: go on): ``cancelled``,\n"
       "``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded)."),
+    M("read_events", "events.read", "EventsReadResult", "after limit kinds task_id run_id wait_ms",
+      "The root's events after the id ``after``, oldest first (``kinds``: names, or prefixes ending in ``.``);\n"
+      "``wait_ms`` (at most 25000) waits for the next one; ``last_id`` is the newest id."),
     M("continue_run", "run.continue", "RunContinueResult", "parent_run_id owner budget tools sources send scope reason",
       "A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.\n"
       "From the agent side it is ``requested`` until the host grants it."),

@@ -9,6 +9,7 @@
  * the token file (without its pid) for the next start, exit 0.
  */
 import { createHttpApp } from "../http/app.ts";
+import { EventStreams } from "../http/page/stream.ts";
 import { Logger, oneLine } from "../http/log.ts";
 import { Metrics } from "../http/metrics.ts";
 import { StatusPage } from "../http/page/routes.ts";
@@ -108,7 +109,8 @@ export async function runHttp(o: HttpConfig, hooks: HttpStartHooks = {}): Promis
     onChange: (ok, why) => (ok ? log.event("info", "ready") : log.event("error", "not_ready", { kind: why?.kind, message: why ? oneLine(why.message) : undefined })),
   });
   const page = new StatusPage({ dispatcher, defaultRoot: roots.defaultRoot ?? o.root, allowRoots: o.server ? [] : o.allowRoots, cookieName: `longrun_page_${listener.port}` });
-  const app = createHttpApp({ dispatcher, tokens: live, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS, log, metrics, ready, page, mcpSeveralRoots: o.allowRoots.length > 0 });
+  const eventStreams = new EventStreams(250);
+  const app = createHttpApp({ dispatcher, tokens: live, hosts, defaultLeaseTtlSeconds: HTTP_DEFAULT_LEASE_TTL_SECONDS, log, metrics, ready, page, mcpSeveralRoots: o.allowRoots.length > 0, eventStreams });
   fetch = (req) => app.fetch(req);
   const url = `http://${hostPart}:${listener.port}`;
   const origins = originInfo(o.tokenOrigins);
@@ -174,6 +176,7 @@ export async function runHttp(o: HttpConfig, hooks: HttpStartHooks = {}): Promis
   watch.stop();
   log.event("info", "stopping", { signal }, `${signal}: stopping (calls in flight finish first)`);
   page.close(); // live page streams never finish by themselves
+  eventStreams.closeAll(); // nor do the event log's
   await listener.stop();
   await dispatcher.drained();
   await roots.closeAll();

@@ -62,6 +62,11 @@ Usage:
                                     at the turn's end or a checkpoint, whichever comes first
   longrun revoke [--root DIR] [--json]
                                     end the write lease now
+  longrun answer [RUN_ID] "text" [--data JSON] [--root DIR] [--json]
+                                    answer a research run parked for the user (the only one, or RUN_ID):
+                                    it wakes with the answer, which its owner reads in run.get
+  longrun events [--after N] [--kinds run.,lease.requested] [--follow] [--root DIR] [--json]
+                                    the root's event log, oldest first (--follow: wait for new ones)
   longrun status [--root DIR]       the task, its lease and any pending checkpoint (creates nothing)
   longrun resume [--root DIR]       start a new turn, read-only, replaying a pending checkpoint
   longrun checkpoint --summary S --next-step N [--phase P] [--root DIR]
@@ -79,7 +84,7 @@ Usage:
 DIR must be an existing absolute directory; it defaults to the working directory.
 --store URL --project KEY [--state-dir DIR] (or LONGRUN_STORE, LONGRUN_PROJECT, LONGRUN_STATE_DIR;
 token in LONGRUN_STORE_TOKEN) put the root on a libSQL server instead (serve, http, mcp, status, resume,
-checkpoint, finish, recover, start, list, grant, revoke; hooks read the variables only); see
+checkpoint, finish, recover, start, list, grant, revoke, answer, events; hooks read the variables only); see
 docs/libsql-server.md.
 Everything of a local project lives under DIR: memory.db (task state, memory, run ledger),
 .longrun/ (pending checkpoint, settings, tokens), raw_data/ (long bodies). Logs go to stderr; in
@@ -116,6 +121,10 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       scope: { type: "string" },
       ttl: { type: "string" },
       uses: { type: "string" },
+      data: { type: "string" },
+      after: { type: "string" },
+      kinds: { type: "string" },
+      follow: { type: "boolean" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -153,7 +162,7 @@ export async function main(argv: string[]): Promise<number> {
   let values: Values;
   let words: string[];
   try {
-    ({ values, positionals: words } = parse(rest, command === "start" || command === "grant"));
+    ({ values, positionals: words } = parse(rest, command === "start" || command === "grant" || command === "answer"));
   } catch (e) {
     return usage((e as Error).message);
   }
@@ -217,6 +226,8 @@ export async function main(argv: string[]): Promise<number> {
     case "list":
     case "grant":
     case "revoke":
+    case "answer":
+    case "events":
       return (await import("./person/args.ts")).runPersonVerb(command, { root, server, json: values.json === true }, words, values);
     default:
       return usage(`unknown command ${JSON.stringify(command)}`);

@@ -38,6 +38,10 @@ export const LIMITS = {
   checkpoints_page: 100,
   /** How far ahead a parked run's `wake_at` may be, in days. */
   wake_at_days: 366,
+  /** Events in one page of events.read. */
+  events_page: 500,
+  /** The longest events.read waits for an event (`wait_ms`), in milliseconds: under the 30 s a client waits for an answer by default. */
+  events_wait_ms: 25_000,
 } as const;
 
 /** Bodies longer than this (UTF-8 bytes) are kept under raw_data/, the index keeping a reference and a digest. */

@@ -365,6 +365,52 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE memories ADD COLUMN superseded_by INTEGER`,
     ],
   },
+  {
+    version: 14,
+    name: "the root's event log: one ordered, durable list of what happened to its tasks and runs, written by triggers in the same transaction as the change (src/root/events.ts)",
+    sql: [
+      `CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        task_id TEXT,
+        run_seq INTEGER,
+        epoch INTEGER,
+        detail TEXT NOT NULL,
+        at TEXT NOT NULL
+      )`,
+      // every run event (granted, claimed, parked, woken, stale_owner, deadline, budget_exhausted, …) as run.<kind>
+      `CREATE TRIGGER events_of_runs AFTER INSERT ON run_events BEGIN
+        INSERT INTO events(kind, task_id, run_seq, epoch, detail, at)
+        SELECT 'run.' || new.kind, r.task_id, new.run_seq, new.epoch, new.detail, new.at FROM runs r WHERE r.seq = new.run_seq;
+      END`,
+      // (a state that is not JSON, a damaged row, records no detail and never fails its write)
+      // a task row is new (task.start, task.fork, a recovery that found no row)
+      `CREATE TRIGGER events_of_new_tasks AFTER INSERT ON tasks BEGIN
+        INSERT INTO events(kind, task_id, detail, at)
+        VALUES ('task.created', new.task_id, json_object('status', new.status, 'reason', CASE WHEN json_valid(new.state) THEN json_extract(new.state, '$.history[#-1].reason') END), new.updated_at);
+      END`,
+      `CREATE TRIGGER events_of_task_status AFTER UPDATE OF status ON tasks WHEN old.status IS NOT new.status BEGIN
+        INSERT INTO events(kind, task_id, detail, at)
+        VALUES ('task.status', new.task_id, json_object('from', old.status, 'to', new.status, 'reason', CASE WHEN json_valid(new.state) THEN json_extract(new.state, '$.history[#-1].reason') END), new.updated_at);
+      END`,
+      // a newer checkpoint (a recovery to an older one is a task.status or task.created event, not a save)
+      `CREATE TRIGGER events_of_checkpoints AFTER UPDATE OF state ON tasks
+        WHEN json_valid(new.state) AND json_valid(old.state) AND json_extract(new.state, '$.last_checkpoint.at') IS NOT NULL
+          AND (json_extract(old.state, '$.last_checkpoint.at') IS NULL OR json_extract(new.state, '$.last_checkpoint.at') > json_extract(old.state, '$.last_checkpoint.at'))
+      BEGIN
+        INSERT INTO events(kind, task_id, detail, at)
+        VALUES ('task.checkpoint', new.task_id, json_object('checkpoint_id', json_extract(new.state, '$.last_checkpoint.checkpoint_id'),
+          'memory_id', json_extract(new.state, '$.last_checkpoint.memory_id'), 'kind', json_extract(new.state, '$.last_checkpoint.kind')), new.updated_at);
+      END`,
+      // the lease log's newest entry changed: lease.granted, lease.revoked, lease.requested
+      `CREATE TRIGGER events_of_leases AFTER UPDATE OF state ON tasks
+        WHEN json_valid(new.state) AND json_valid(old.state) AND json_extract(new.state, '$.lease_log[#-1]') IS NOT json_extract(old.state, '$.lease_log[#-1]')
+      BEGIN
+        INSERT INTO events(kind, task_id, detail, at)
+        VALUES ('lease.' || json_extract(new.state, '$.lease_log[#-1].event'), new.task_id, json_extract(new.state, '$.lease_log[#-1]'), new.updated_at);
+      END`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

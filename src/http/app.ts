@@ -25,6 +25,7 @@ import { Metrics } from "./metrics.ts";
 import type { StatusPage } from "./page/routes.ts";
 import { readiness } from "./ready.ts";
 import { PAGE_LIMITS } from "./page/sessions.ts";
+import { EventStreams } from "./page/stream.ts";
 import type { LiveTokens, Tokens } from "./tokens.ts";
 
 export interface HttpAppOptions {
@@ -46,10 +47,12 @@ export interface HttpAppOptions {
   page?: StatusPage;
   /** The server answers for several roots (`--allow-root`): MCP tools at `/mcp` then take a `root` argument. */
   mcpSeveralRoots?: boolean;
+  /** The live streams of `GET /v1/events` (the caller ends them before the server stops; a new set when absent). */
+  eventStreams?: EventStreams;
 }
 
 /** Route names for metrics labels; any other path is `other`. */
-const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp", "/v1/login-link"]);
+const ROUTES = new Set(["/rpc", "/health", "/ready", "/metrics", "/v1/status", "/mcp", "/v1/login-link", "/v1/events"]);
 const NO_STORE = { "cache-control": "no-store" };
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -167,6 +170,44 @@ export function createHttpApp(options: HttpAppOptions): Hono<Env> {
       return problem(c, httpStatusOf(kind), kind, kind.replace(/_/g, " "), answer.error.message, answer.error.data ?? {});
     }
     return c.json(answer.result as Record<string, unknown>);
+  });
+
+  // the root's event log as server-sent events: `id:` is the event's id, so a reconnect's
+  // Last-Event-ID (or ?after=N) goes on after the last one seen; ?kinds=run.,lease.requested and
+  // ?task_id, ?run_id filter as events.read does; either token
+  const streams = options.eventStreams ?? new EventStreams(250);
+  app.get("/v1/events", async (c) => {
+    const q = c.req.query();
+    const from = c.req.header("last-event-id") ?? q.after ?? "0";
+    if (!/^\d{1,15}$/.test(from)) return problem(c, httpStatusOf("invalid_params"), "invalid_params", "Bad event id", `Last-Event-ID or ?after= must be an event id (a whole number), not ${JSON.stringify(from.slice(0, 40))}`);
+    const params: Record<string, unknown> = { after: Number(from), limit: 500 };
+    if (q.root) params.root = q.root;
+    if (q.kinds) params.kinds = q.kinds.split(",").filter(Boolean);
+    if (q.task_id) params.task_id = q.task_id;
+    if (q.run_id) params.run_id = q.run_id;
+    const who = caller(c.get("side"), "http", undefined);
+    const read = async () =>
+      (await options.dispatcher.handleMessage({ jsonrpc: "2.0", id: 1, method: "events.read", params }, who)) as {
+        result?: { events: { id: number; kind: string }[] };
+        error?: { code: number; message: string; data?: Record<string, unknown> };
+      };
+    // the first read answers bad params (or a root it cannot open) as an error, before the stream starts
+    const first = await read();
+    if (first.error) {
+      const kind = String(first.error.data?.kind ?? "internal");
+      return problem(c, httpStatusOf(kind), kind, kind.replace(/_/g, " "), first.error.message, first.error.data ?? {});
+    }
+    let pending: typeof first | null = first;
+    const next = async () => {
+      const a = pending ?? (await read());
+      pending = null;
+      if (a.error) return `event: problem\ndata: ${JSON.stringify({ message: a.error.message, kind: a.error.data?.kind ?? "internal" })}\n\n`;
+      const events = a.result!.events;
+      if (events.length) params.after = events[events.length - 1]!.id;
+      return events.map((e) => `id: ${e.id}\nevent: ${e.kind}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    };
+    return streams.open(c.req.raw.signal, c.get("side"), next) ??
+      problem(c, 503, "limit_exceeded", "Too many event streams", `Too many event streams of the ${c.get("side")} side are open on this server; close one and retry`, { field: "streams" });
   });
 
   // a one-time login link for the status page, for whoever holds the host token (`longrun open`)

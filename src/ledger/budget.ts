@@ -117,7 +117,13 @@ export class Budgets {
         args: [seq, epoch, JSON.stringify(amounts), unknown === false || (Array.isArray(unknown) && unknown.length === 0) ? 0 : 1, Array.isArray(unknown) ? JSON.stringify(unknown) : null, note, at],
       });
       const status = await this.status(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
-      return { ...status, charge_id: CHARGE_ID.format(Number(rs.rows[0]!.seq)) };
+      const chargeId = CHARGE_ID.format(Number(rs.rows[0]!.seq));
+      // the first charge that reaches a limit is an event (the root's log: a host waiting for it)
+      if (status.exhausted) {
+        const noted = await tx.execute({ sql: "SELECT 1 FROM run_events WHERE run_seq = ? AND epoch = ? AND kind = 'budget_exhausted' LIMIT 1", args: [seq, epoch] });
+        if (!noted.rows.length) await addEvent(tx, seq, epoch, "budget_exhausted", { charge_id: chargeId, exhausted_by: status.exhausted_by }, at);
+      }
+      return { ...status, charge_id: chargeId };
     });
   }
 

@@ -94,6 +94,23 @@ export const runTools: ToolDef[] = [
     sets: RESEARCH,
   },
   {
+    name: "events_read",
+    method: "events.read",
+    description:
+      "What happened in this project since an event id, oldest first: checkpoints saved, writes requested or granted, runs granted, parked, woken, stale, out of budget. Pass after: last_id of your previous read; wait_ms waits for the next one.",
+    input: pickParams(L.eventsRead, {
+      after: "The last event id you saw (last_id of the previous read), e.g. 42; 0 or absent: from the start",
+      limit: "Events per page (default 100, max 500), e.g. 50",
+      kinds: 'Only these kinds; one ending in "." is a prefix, e.g. ["run.", "task."]',
+      task_id: 'Only this task\'s events, e.g. "T_20261130_120000_ab12"',
+      run_id: 'Only this run\'s events, e.g. "R_0001"',
+      wait_ms: "Wait up to this long (ms, max 25000) for an event when there is none yet, e.g. 10000",
+    }),
+    output: shape({ events: ARRAY, last_id: INTEGER }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
     name: "run_continue",
     method: "run.continue",
     description:

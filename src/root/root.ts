@@ -3,6 +3,7 @@
  * memory database and raw bodies all live under one absolute directory. Nothing here is module
  * global: open as many roots as you like in one process; each is fully isolated.
  */
+import { EventLog } from "./events.ts";
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { StorageError } from "../core/errors.ts";
 import { pathToFileURL } from "node:url";
@@ -181,6 +182,8 @@ export class Root {
   readonly runs: RunLedger;
   /** Adjustments, staged artifacts and externalised context (seed 003). */
   readonly deliverables: Deliverables;
+  /** The root's event log: what happened to its tasks and runs, in order (src/root/events.ts). */
+  readonly events: EventLog;
   /** Where long bodies live: files in `raw_data/`, or the database's `blobs` table for a root on a server. */
   readonly blobs: BlobStore;
   /** The server and project, for a root on a libSQL server; null for a local directory. */
@@ -211,6 +214,7 @@ export class Root {
     this.state = new DbStateStore({ conn: libsqlConn(db), path: paths.memoryDb, clock, crash, saveMemory: (tx, rec) => memory.saveIn(tx, rec), planMemory: (rec, nth) => memory.planIn(rec, nth), cache: !server });
     this.runs = new RunLedger({ db, blobs, clock, crash });
     this.deliverables = new Deliverables({ db, blobs, clock, crash });
+    this.events = new EventLog(db);
     this.contract = new TaskContract({
       state: this.state,
       pending: this.pending,
@@ -332,6 +336,7 @@ export class Root {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.events.close();
     // a collection waiting to start starts now and, like one in flight, stops at its next step
     for (const go of [...this.#onClose]) go();
     await Promise.all(this.#collecting);

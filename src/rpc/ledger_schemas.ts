@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { BUDGET_DIMENSIONS } from "../core/run_rules/budget.ts";
 import { RECEIPT_KINDS } from "../core/run_rules/receipts.ts";
 import { LIMITS } from "../core/limits.ts";
-import { jsonObject, longText, params, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
+import { jsonObject, longText, params, positiveInt, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -30,6 +30,14 @@ const bounds = v.strictObject({
 });
 
 export const L = {
+  eventsRead: params({
+    after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+    limit: v.optional(positiveInt(LIMITS.events_page)),
+    kinds: v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(/^[a-z][a-z_]*(\.([a-z_]+)?)?$/, 'a kind looks like "run.stale_owner", or "run." for every run event'))), v.minLength(1), v.maxLength(20))),
+    task_id: taskIdField(),
+    run_id: v.optional(runId),
+    wait_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(LIMITS.events_wait_ms))),
+  }),
   // the user task's own terms (host only): constraints and desired outcome verbatim, bounds on its runs
   taskStart: params({
     description: longText(),

@@ -49,6 +49,9 @@ describe("longrun's launchers are longrun's executable to the gate", () => {
       "longrun start 'a task'",
       "longrun list",
       "longrun revoke",
+      "longrun answer R_0001 'yes, go on'",
+      "python3 -m longrun answer 'yes'",
+      "longrun events --follow",
       "exec -a status longrun grant x",
       "command longrun grant x",
     ];

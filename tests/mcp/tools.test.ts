@@ -109,6 +109,8 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     const read = await ok("context_read", { ref: ctx.ref, offset: 0, length: 5, run_id: run.run_id });
     assert.equal(read.text, "hello");
     assert.equal((await ok("run_heartbeat", { run_id: run.run_id, epoch: 2 })).stop, null, "the owner's beat: go on");
+    const events = await ok("events_read", { kinds: ["run.parked", "run.woken"] });
+    assert.deepEqual(events.events.map((e: { kind: string }) => e.kind), ["run.parked", "run.woken", "run.parked", "run.woken"]);
     await ok("run_finish", { run_id: run.run_id, epoch: 2, outcome: "report saved", gaps: ["no 2025 data"] });
     const next = (await ok("run_continue", { parent_run_id: run.run_id, owner: "w3", budget: {} })).run;
     assert.equal(next.status, "requested", "continuing is the user's choice: a request until the host grants it");

@@ -31,6 +31,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "context.put": ("label", "content", "source", "run_id", "epoch",),
     "context.read": ("ref", "run_id", "offset", "length",),
     "context.share": ("ref", "task_id",),
+    "events.read": ("after", "limit", "kinds", "task_id", "run_id", "wait_ms",),
     "memory.forget": ("ids", "reason",),
     "memory.get": ("id",),
     "memory.save": ("type", "title", "content", "keywords",),

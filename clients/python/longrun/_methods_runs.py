@@ -13,6 +13,7 @@ from .types import (
     BudgetLimits,
     BudgetResult,
     ChargeResult,
+    EventsReadResult,
     HostAnswerIn,
     ReceiptBeginResult,
     ReceiptKind,
@@ -59,6 +60,12 @@ class RunMethods:
         ``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded).
         """
         return cast(RunHeartbeatResult, self._request("run.heartbeat", clean({"run_id": run_id, "epoch": epoch})))
+
+    def read_events(self, after: Optional[int] = None, limit: Optional[int] = None, kinds: Optional[Sequence[str]] = None, task_id: Optional[str] = None, run_id: Optional[str] = None, wait_ms: Optional[int] = None) -> EventsReadResult:
+        """The root's events after the id ``after``, oldest first (``kinds``: names, or prefixes ending in ``.``);
+        ``wait_ms`` (at most 25000) waits for the next one; ``last_id`` is the newest id.
+        """
+        return cast(EventsReadResult, self._request("events.read", clean({"after": after, "limit": limit, "kinds": kinds, "task_id": task_id, "run_id": run_id, "wait_ms": wait_ms})))
 
     def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunContinueResult:
         """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.
@@ -162,6 +169,12 @@ class AsyncRunMethods:
         ``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded).
         """
         return cast(RunHeartbeatResult, await self._request("run.heartbeat", clean({"run_id": run_id, "epoch": epoch})))
+
+    async def read_events(self, after: Optional[int] = None, limit: Optional[int] = None, kinds: Optional[Sequence[str]] = None, task_id: Optional[str] = None, run_id: Optional[str] = None, wait_ms: Optional[int] = None) -> EventsReadResult:
+        """The root's events after the id ``after``, oldest first (``kinds``: names, or prefixes ending in ``.``);
+        ``wait_ms`` (at most 25000) waits for the next one; ``last_id`` is the newest id.
+        """
+        return cast(EventsReadResult, await self._request("events.read", clean({"after": after, "limit": limit, "kinds": kinds, "task_id": task_id, "run_id": run_id, "wait_ms": wait_ms})))
 
     async def continue_run(self, parent_run_id: str, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, reason: Optional[str] = None) -> RunContinueResult:
         """A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.

@@ -174,6 +174,24 @@ class RunResult(TypedDict):
 HeartbeatStop = Optional[Literal["cancelled", "budget_exhausted", "deadline", "superseded"]]
 
 
+class RootEvent(TypedDict):
+    """One entry of the root's event log: ``task.created``, ``task.status``, ``task.checkpoint``,
+    ``lease.granted``/``revoked``/``requested``, ``run.<kind>`` (``run.stale_owner``, ``run.woken``, …)."""
+
+    id: int
+    kind: str
+    task_id: Optional[str]
+    run_id: Optional[str]
+    epoch: Optional[int]
+    detail: JSONObject
+    at: str
+
+
+class EventsReadResult(TypedDict):
+    events: List[RootEvent]
+    last_id: int
+
+
 class RunHeartbeatResult(TypedDict):
     """What the owner must know now: ``stop`` is None (go on) or why to stop."""
 

@@ -23,10 +23,10 @@ from ._history_types import (  # noqa: F401
     CheckpointEntry, CheckpointFull, CheckpointGetResult, CheckpointListResult, ForkResult,
 )
 from ._run_types import (  # noqa: F401
-    Authorization, BudgetResult, BudgetStatus, ChargeResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
+    Authorization, BudgetResult, BudgetStatus, ChargeResult, EventsReadResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
-    RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunListResult, RunResult, RunSummary, RunTotal,
+    RootEvent, RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunListResult, RunResult, RunSummary, RunTotal,
     TaskStatusResult,
 )
 from ._deliverable_types import (  # noqa: F401
@@ -57,5 +57,6 @@ __all__ = [
     "ArtifactMarkInfo", "ArtifactAttachment", "ArtifactVersion", "ArtifactContent",
     "ArtifactResult", "ArtifactGetResult", "ArtifactListResult", "ContextPutResult", "Coverage",
     "ContextReadResult", "ContextShareResult",
+    "EventsReadResult", "RootEvent",
     "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult",
 ]

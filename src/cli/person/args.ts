@@ -1,15 +1,19 @@
 /**
  * The person's verbs as main.ts hands them over: which flags belong to which verb, and the call
- * to each (`start`, `list`, `grant`, `revoke`).
+ * to each (`start`, `list`, `grant`, `revoke`, `answer`, `events`).
  */
 import type { PersonTarget } from "./host.ts";
 
-export type PersonVerb = "start" | "list" | "grant" | "revoke";
+export type PersonVerb = "start" | "list" | "grant" | "revoke" | "answer" | "events";
 
 /** Flags only some commands take, and which. */
 const ONLY: Record<string, readonly string[]> = {
-  json: ["start", "list", "grant", "revoke"],
+  json: ["start", "list", "grant", "revoke", "answer", "events"],
   scope: ["grant"],
+  data: ["answer"],
+  after: ["events"],
+  kinds: ["events"],
+  follow: ["events"],
   ttl: ["grant"],
   uses: ["grant"],
 };
@@ -26,6 +30,8 @@ export async function runPersonVerb(verb: PersonVerb, t: PersonTarget, words: st
   const text = (v: unknown) => (typeof v === "string" ? v : undefined);
   if (verb === "start") return (await import("./start.ts")).runStart({ ...t, description: words.join(" ") });
   if (verb === "list") return (await import("./list.ts")).runList(t);
+  if (verb === "answer") return (await import("./answer.ts")).runAnswer({ ...t, words, data: text(values.data) });
+  if (verb === "events") return (await import("./events.ts")).runEvents({ ...t, after: text(values.after), kinds: text(values.kinds), follow: values.follow === true });
   const grant = await import("./grant.ts");
   if (verb === "revoke") return grant.runRevoke(t);
   return grant.runGrant({ ...t, reason: words.join(" "), scope: text(values.scope), ttl: text(values.ttl), uses: text(values.uses) });

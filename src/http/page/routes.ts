@@ -23,7 +23,7 @@ import { pageViews } from "./client_views.ts";
 import { loginHtml, PAGE_CSS, pageHtml } from "./html.ts";
 import { PAGE_LIMITS, PageSessions } from "./sessions.ts";
 import { rootChoices, snapshot } from "./snapshot.ts";
-import { EventStreams } from "./stream.ts";
+import { EventStreams, snapshots } from "./stream.ts";
 
 export interface StatusPageOptions {
   dispatcher: Dispatcher;
@@ -195,7 +195,7 @@ export class StatusPage {
       const r = readView(c);
       if (r instanceof Response) return r;
       const read = () => snapshot({ dispatcher: o.dispatcher, caller: r.caller, root: r.root, roots: this.roots(), taskId: r.task });
-      return this.#streams.open(c.req.raw.signal, r.caller.side, read) ??
+      return this.#streams.open(c.req.raw.signal, r.caller.side, snapshots(read)) ??
         problem(c, 503, "limit_exceeded", `Too many live pages of the ${r.caller.side} side are open on this server; close one and reload`, { field: "streams" });
     });
 

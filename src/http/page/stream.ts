@@ -1,6 +1,7 @@
 /**
- * Live updates for the status page as server-sent events: each open page gets a stream that reads
- * the snapshot every few hundred milliseconds and sends it when it changed (another process, a
+ * Live updates as server-sent events, for the status page and for the root's event log
+ * (`GET /v1/events`, src/http/app.ts): each stream polls every few hundred milliseconds. The
+ * page's stream reads the snapshot and sends it when it changed (another process, a
  * `longrun serve` on the same root, say, changes state this server is never told about). A
  * comment line keeps an idle stream alive; a stream ends after a while (the page reconnects), when
  * the page goes away, or when the server stops.
@@ -22,10 +23,11 @@ export class EventStreams {
   }
 
   /**
-   * A `text/event-stream` response sending `event: state` with `read()`'s JSON whenever it changes
-   * (and `event: problem` when a read throws), or null when too many streams of `side` are open.
+   * A `text/event-stream` response that sends what `next()` gives each time it is called (every
+   * poll; "" when there is nothing new; `snapshots(read)` makes one for a whole state), or null
+   * when too many streams of `side` are open.
    */
-  open(signal: AbortSignal, side: Side, read: () => Promise<unknown>): Response | null {
+  open(signal: AbortSignal, side: Side, next: () => Promise<string>): Response | null {
     let mine = 0;
     for (const s of this.#open.values()) if (s === side) mine++;
     if (mine >= STREAM_LIMITS.open_per_side) return null;
@@ -35,7 +37,6 @@ export class EventStreams {
       start: (controller) => {
         let done = false;
         let timer: ReturnType<typeof setTimeout> | undefined;
-        let last = "";
         let wrote = Date.now();
         const started = Date.now();
         stop = () => {
@@ -59,16 +60,10 @@ export class EventStreams {
         const tick = async () => {
           if (done) return;
           try {
-            let frame: string;
-            try {
-              frame = `event: state\ndata: ${JSON.stringify(await read())}\n\n`;
-            } catch (e) {
-              frame = `event: problem\ndata: ${JSON.stringify({ message: e instanceof Error ? e.message : String(e) })}\n\n`;
-            }
+            const frames = await next();
             if (done) return;
-            if (frame !== last) {
-              last = frame;
-              send(frame);
+            if (frames) {
+              send(frames);
             } else if (Date.now() - wrote >= STREAM_LIMITS.keepalive_ms) {
               send(": alive\n\n");
             }
@@ -97,4 +92,20 @@ export class EventStreams {
   closeAll(): void {
     for (const stop of [...this.#open.keys()]) stop();
   }
+}
+
+/** `next` for `open`: `event: state` with `read()`'s JSON when it changed (`event: problem` when a read throws). */
+export function snapshots(read: () => Promise<unknown>): () => Promise<string> {
+  let last = "";
+  return async () => {
+    let frame: string;
+    try {
+      frame = `event: state\ndata: ${JSON.stringify(await read())}\n\n`;
+    } catch (e) {
+      frame = `event: problem\ndata: ${JSON.stringify({ message: e instanceof Error ? e.message : String(e) })}\n\n`;
+    }
+    if (frame === last) return "";
+    last = frame;
+    return frame;
+  };
 }

@@ -91,6 +91,14 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},
     epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},
   } },
+  events_read: { type: "object", properties: {
+    after: {"type":"integer","minimum":0,"description":"The last event id you saw (last_id of the previous read), e.g. 42; 0 or absent: from the start"},
+    limit: {"type":"integer","minimum":1,"description":"Events per page (default 100, max 500), e.g. 50"},
+    kinds: {"type":"array","items":{"type":"string"},"description":"Only these kinds; one ending in \".\" is a prefix, e.g. [\"run.\", \"task.\"]"},
+    task_id: {"type":"string","description":"Only this task's events, e.g. \"T_20261130_120000_ab12\""},
+    run_id: {"type":"string","description":"Only this run's events, e.g. \"R_0001\""},
+    wait_ms: {"type":"integer","minimum":0,"description":"Wait up to this long (ms, max 25000) for an event when there is none yet, e.g. 10000"},
+  } },
   run_continue: { type: "object", required: ["parent_run_id","owner","budget"], properties: {
     parent_run_id: {"type":"string","description":"The run to continue, e.g. \"R_0001\""},
     owner: {"type":"string","description":"Who runs it: a name for this executor, e.g. \"worker-1\""},

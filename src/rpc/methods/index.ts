@@ -1,10 +1,11 @@
 /** Every protocol method, in the order system.describe lists them. */
 import type { Method } from "../method.ts";
 import { deliverableMethods } from "./deliverables.ts";
+import { eventMethods } from "./events.ts";
 import { memoryMethods } from "./memory.ts";
 import { runMethods } from "./runs.ts";
 import { taskMethods } from "./task.ts";
 
 export function allMethods(): Method[] {
-  return [...taskMethods, ...memoryMethods, ...runMethods, ...deliverableMethods] as Method[];
+  return [...taskMethods, ...memoryMethods, ...runMethods, ...deliverableMethods, ...eventMethods] as Method[];
 }

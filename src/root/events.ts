@@ -1,0 +1,121 @@
+/**
+ * A root's event log (issue 28): one ordered, durable list of what happened to its tasks and runs,
+ * so a host waits for "a request needs approval", "budget exhausted", "owner stale", "run parked
+ * / woken", "checkpoint saved" instead of polling every view. The rows are written by triggers in
+ * the same transaction as the change they record (migration 14 in src/db/schema.ts), so an event
+ * exists exactly when its change does, on a local root and on a libSQL server alike.
+ *
+ * | kind | when |
+ * |---|---|
+ * | `task.created` | a task row is new (task.start, task.fork, a recovery that found no row) |
+ * | `task.status` | a task's status changed (`from`, `to`, `reason`) |
+ * | `task.checkpoint` | a newer checkpoint was saved (`checkpoint_id`, `memory_id`, `kind`) |
+ * | `lease.granted` / `lease.revoked` / `lease.requested` | the lease log's newest entry (a request: the agent asks for writes) |
+ * | `run.<kind>` | a run event: `run.requested`, `run.granted`, `run.claimed`, `run.parked`, `run.woken`, `run.stale_owner`, `run.deadline`, `run.budget_exhausted`, `run.finished`, … |
+ *
+ * `read` pages by id (`after`); with `wait_ms` it waits (polling the table, `POLL_MS` apart) until
+ * an event after `after` exists or the time is up, and answers an empty page then.
+ */
+import { RUN_ID } from "../core/ids.ts";
+import { LIMITS } from "../core/limits.ts";
+import type { Database } from "../db/database.ts";
+
+export interface RootEvent {
+  /** Increasing within the root; `after` for the next read, `Last-Event-ID` on HTTP's stream. */
+  id: number;
+  kind: string;
+  task_id: string | null;
+  run_id: string | null;
+  epoch: number | null;
+  detail: Record<string, unknown>;
+  at: string;
+}
+
+export interface EventQuery {
+  /** Only events with a larger id (0: from the start). */
+  after?: number;
+  limit?: number;
+  /** Only these kinds; a name ending in `.` is a prefix (`run.` is every run event). */
+  kinds?: readonly string[];
+  task_id?: string;
+  run_id?: string;
+  /** Wait up to this long (ms) for an event when there is none yet. */
+  wait_ms?: number;
+}
+
+/** How often a waiting read looks at the table again. */
+export const POLL_MS = 100;
+
+export class EventLog {
+  readonly #db: Database;
+  /** Set by the root's close: a waiting read answers at once. */
+  #closed = false;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** The events after `after` (oldest first), up to `limit`; `last_id`: the newest id of the log. */
+  async read(q: EventQuery = {}): Promise<{ events: RootEvent[]; last_id: number }> {
+    const deadline = Date.now() + Math.min(q.wait_ms ?? 0, LIMITS.events_wait_ms);
+    for (;;) {
+      const page = await this.#page(q);
+      if (page.events.length || this.#closed || Date.now() >= deadline) return page;
+      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  async #page(q: EventQuery): Promise<{ events: RootEvent[]; last_id: number }> {
+    const where = ["seq > ?"];
+    const args: (string | number)[] = [q.after ?? 0];
+    if (q.task_id !== undefined) {
+      where.push("task_id = ?");
+      args.push(q.task_id);
+    }
+    if (q.run_id !== undefined) {
+      where.push("run_seq = ?");
+      args.push(RUN_ID.parse(q.run_id) ?? -1);
+    }
+    if (q.kinds?.length) {
+      const one: string[] = [];
+      for (const k of q.kinds) {
+        if (k.endsWith(".")) {
+          one.push("substr(kind, 1, ?) = ?");
+          args.push(k.length, k);
+        } else {
+          one.push("kind = ?");
+          args.push(k);
+        }
+      }
+      where.push(`(${one.join(" OR ")})`);
+    }
+    const limit = Math.min(q.limit ?? 100, LIMITS.events_page);
+    const rows = (await this.#db.execute({ sql: `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`, args: [...args, limit] })).rows;
+    const last = (await this.#db.execute("SELECT COALESCE(MAX(seq), 0) AS n FROM events")).rows[0];
+    return {
+      events: rows.map((r) => ({
+        id: Number(r.seq),
+        kind: String(r.kind),
+        task_id: r.task_id === null ? null : String(r.task_id),
+        run_id: r.run_seq === null ? null : RUN_ID.format(Number(r.run_seq)),
+        epoch: r.epoch === null ? null : Number(r.epoch),
+        detail: parseDetail(r.detail),
+        at: String(r.at),
+      })),
+      last_id: Number(last?.n ?? 0),
+    };
+  }
+}
+
+function parseDetail(v: unknown): Record<string, unknown> {
+  try {
+    const d = JSON.parse(String(v));
+    return d && typeof d === "object" && !Array.isArray(d) ? d : { value: d };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The event log as server-sent events (`GET /v1/events` of the compiled binary over real HTTP):
+ * each event a frame whose `id:` is its id, a reconnect with `Last-Event-ID` goes on after it
+ * (nothing twice, nothing lost), `?kinds=` filters, a bad id or no token is refused; and the
+ * person's CLI reads the same log (`longrun events`) and answers a run parked for the user
+ * (`longrun answer`), which the log then shows.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { removeDir, run, tempDir, until } from "../support/helpers.ts";
+import { BINARY } from "../support/server.ts";
+import { type HttpChild, startHttpChild } from "./start.ts";
+
+interface Frame {
+  id: number;
+  event: string;
+  data: { id: number; kind: string; run_id: string | null; detail: Record<string, any> };
+}
+
+/** Reads `GET /v1/events` until `count` event frames came (comments and `retry:` skipped), then closes it. */
+async function frames(url: string, token: string, count: number, headers: Record<string, string> = {}, query = ""): Promise<Frame[]> {
+  const ac = new AbortController();
+  const r = await fetch(`${url}/v1/events${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: ac.signal });
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get("content-type") ?? "", /text\/event-stream/);
+  const reader = r.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const got: Frame[] = [];
+  const timer = setTimeout(() => ac.abort(), 10_000);
+  try {
+    while (got.length < count) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = text.indexOf("\n\n")) >= 0) {
+        const block = text.slice(0, end);
+        text = text.slice(end + 2);
+        const f: Record<string, string> = {};
+        for (const line of block.split("\n")) {
+          const at = line.indexOf(": ");
+          if (at > 0 && !line.startsWith(":")) f[line.slice(0, at)] = line.slice(at + 2);
+        }
+        if (f.id) got.push({ id: Number(f.id), event: f.event!, data: JSON.parse(f.data!) });
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+  return got;
+}
+
+describe("GET /v1/events and the person's CLI (the compiled binary)", () => {
+  let root = "";
+  let srv: HttpChild;
+  let tokens: { host_token: string; agent_token: string };
+  const rpc = async (token: string, method: string, params: Record<string, unknown> = {}) => {
+    const r = await fetch(`${srv.info.url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const a = (await r.json()) as { result?: any; error?: unknown };
+    if (a.error) throw new Error(`${method}: ${JSON.stringify(a.error)}`);
+    return a.result;
+  };
+
+  before(async () => {
+    root = tempDir();
+    srv = await startHttpChild([BINARY], ["--root", root, "--port", "0"], {}, { cleanEnv: true, loginLink: false });
+    await until(() => /HTTP API on/.test(srv.stderr()), "the start line on stderr");
+    tokens = JSON.parse(readFileSync(srv.info.token_file, "utf8"));
+  });
+  after(async () => {
+    await srv.stop();
+    removeDir(root);
+  });
+
+  test("frames carry the events in order; Last-Event-ID goes on after the last one seen; kinds filter", async () => {
+    await rpc(tokens.agent_token, "task.start", { description: "watch the log" });
+    await rpc(tokens.agent_token, "writes.request", { reason: "save the draft" });
+    const first = await frames(srv.info.url, tokens.agent_token, 2);
+    assert.deepEqual(first.map((f) => f.event), ["task.created", "lease.requested"]);
+    assert.deepEqual(first.map((f) => f.id), first.map((f) => f.data.id), "id: is the event's id");
+    // what happens while nobody listens is there on reconnect, after the last id seen, once
+    await rpc(tokens.host_token, "writes.enable", { reason: "go ahead" });
+    const again = await frames(srv.info.url, tokens.agent_token, 1, { "last-event-id": String(first[1]!.id) });
+    assert.deepEqual(again.map((f) => f.event), ["lease.granted"]);
+    // a stream open before the event gets it as it happens
+    const live = frames(srv.info.url, tokens.host_token, 1, {}, `?after=${again[0]!.id}&kinds=lease.revoked`);
+    await new Promise((r) => setTimeout(r, 300));
+    await rpc(tokens.agent_token, "task.checkpoint", { summary: "drafted", next_step: "review" });
+    assert.deepEqual((await live).map((f) => f.event), ["lease.revoked"]);
+  });
+
+  test("a bad Last-Event-ID, a bad kind and no token are refused", async () => {
+    const bad = await fetch(`${srv.info.url}/v1/events`, { headers: { authorization: `Bearer ${tokens.agent_token}`, "last-event-id": "abc" } });
+    assert.equal(bad.status, 422);
+    assert.match(((await bad.json()) as { detail: string }).detail, /Last-Event-ID/);
+    const kind = await fetch(`${srv.info.url}/v1/events?kinds=Not%20A%20Kind`, { headers: { authorization: `Bearer ${tokens.agent_token}` } });
+    assert.equal(kind.status, 422);
+    await kind.body?.cancel();
+    const none = await fetch(`${srv.info.url}/v1/events`);
+    assert.equal(none.status, 401);
+    await none.body?.cancel();
+  });
+
+  test("longrun answer wakes the run parked for the user, and longrun events shows it", async () => {
+    const { run: r } = await rpc(tokens.host_token, "run.start", { owner: "worker-1" });
+    await rpc(tokens.agent_token, "run.park", { run_id: r.run_id, epoch: 1, waiting_for: "which year to cover", for_user: true });
+    const refused = await run([BINARY, "answer", "--root", root]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /needs its text/);
+    const answered = await run([BINARY, "answer", "cover 2025", "--data", '{"year":2025}', "--root", root]);
+    assert.equal(answered.code, 0, answered.stderr);
+    assert.match(answered.stdout, new RegExp(`answered run ${r.run_id}`));
+    const got = (await rpc(tokens.agent_token, "run.get", { run_id: r.run_id })).run;
+    assert.equal(got.status, "running");
+    assert.deepEqual([got.answer.text, got.answer.data, got.answer.by], ["cover 2025", { year: 2025 }, "host:cli"]);
+    const none = await run([BINARY, "answer", "again", "--root", root]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no run is parked for the user's answer/);
+    const listed = await run([BINARY, "events", "--kinds", "run.", "--root", root]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /run\.parked .*waiting for which year to cover/);
+    assert.match(listed.stdout, /run\.woken .*the user answered/);
+    const json = await run([BINARY, "events", "--json", "--kinds", "run.woken", "--root", root]);
+    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0].detail.answer.text, "cover 2025");
+    assert.equal((await run([BINARY, "events", "--after", "x", "--root", root])).code, 2);
+  });
+});
