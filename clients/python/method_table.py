@@ -100,6 +100,15 @@ RUN_METHODS: Tuple[M, ...] = (
     M("heartbeat_run", "run.heartbeat", "RunHeartbeatResult", "run_id epoch",
       "The owner's beat, fenced by its epoch; ``stop`` says what to stop for now (None: go on): ``cancelled``,\n"
       "``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded)."),
+    M("request_approval", "approval.request", "ApprovalRequestResult", "action reason args_digest run_id",
+      "Asks the host before one action of the current task; the same request again returns the record it made,\n"
+      "with the host's answer once there is one. Grants nothing by itself (writes still need the lease)."),
+    M("answer_approval", "approval.answer", "ApprovalResult", "approval_id decision note edited_args",
+      "Host: ``approve``, ``reject`` or ``edit`` (``edited_args``: what is allowed instead) a pending approval; final."),
+    M("get_approval", "approval.get", "ApprovalResult", "approval_id",
+      "One approval with its answer (``pending``, ``approved``, ``rejected``, ``edited``)."),
+    M("list_approvals", "approval.list", "ApprovalListResult", "task_id all_tasks status",
+      "The approvals of the current task (or ``task_id``, or every task), newest first; ``status`` filters."),
     M("read_events", "events.read", "EventsReadResult", "after limit kinds task_id run_id wait_ms",
       "The root's events after the id ``after``, oldest first (``kinds``: names, or prefixes ending in ``.``);\n"
       "``wait_ms`` (at most 25000) waits for the next one; ``last_id`` is the newest id."),

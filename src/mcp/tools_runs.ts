@@ -94,6 +94,43 @@ export const runTools: ToolDef[] = [
     sets: RESEARCH,
   },
   {
+    name: "approval_request",
+    method: "approval.request",
+    description:
+      "Ask the user before one action you are unsure of (sending mail, deleting, paying): it waits for their answer. Call approval_get later, or this again with the same action and args_digest, to read it: approved, rejected, or edited (then only edited_args are allowed).",
+    input: pickParams(L.approvalRequest, {
+      action: 'What you want to do, e.g. "email.send"',
+      args_digest: 'A digest of the arguments, so the answer is about exactly these, e.g. "sha256:9f86d081884c7d65"',
+      reason: 'Why, in a sentence for the user, e.g. "Send the weekly report to the team"',
+      run_id: 'The research run it belongs to, e.g. "R_0001"',
+    }),
+    output: shape({ approval: OBJECT, created: BOOLEAN }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
+    name: "approval_get",
+    method: "approval.get",
+    description: "Read one approval you asked for: pending (wait), approved (go ahead), rejected (do not; note says why) or edited (go ahead only with edited_args).",
+    input: pickParams(L.approvalGet, { approval_id: 'From approval_request, e.g. "A_0001"' }),
+    output: shape({ approval: OBJECT }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
+    name: "approval_list",
+    method: "approval.list",
+    description: "The approvals of the current task, newest first, with the user's answers; status pending lists those still waiting.",
+    input: pickParams(L.approvalList, {
+      task_id: 'Another task, e.g. "T_20261130_120000_ab12"; default: the current task',
+      all_tasks: "true for every task's approvals, e.g. true",
+      status: 'Only these, e.g. "pending"',
+    }),
+    output: shape({ task_id: nullable(STRING), approvals: ARRAY }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
     name: "events_read",
     method: "events.read",
     description:

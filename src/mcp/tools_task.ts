@@ -16,7 +16,7 @@ export const taskTools: ToolDef[] = [
     description:
       "The current task (null if none): the user's request, status, next step, whether changes are approved in this turn.",
     input: pickParams(S.taskStatus, {}),
-    output: shape({ task: nullable(OBJECT), pending_checkpoint: nullable(OBJECT), runs: ARRAY }),
+    output: shape({ task: nullable(OBJECT), pending_checkpoint: nullable(OBJECT), runs: ARRAY, approvals: ARRAY }),
     hints: READS,
     sets: CODING,
   },

@@ -3,6 +3,7 @@
  * memory database and raw bodies all live under one absolute directory. Nothing here is module
  * global: open as many roots as you like in one process; each is fully isolated.
  */
+import { Approvals } from "../ledger/approvals.ts";
 import { EventLog } from "./events.ts";
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { StorageError } from "../core/errors.ts";
@@ -184,6 +185,8 @@ export class Root {
   readonly deliverables: Deliverables;
   /** The root's event log: what happened to its tasks and runs, in order (src/root/events.ts). */
   readonly events: EventLog;
+  /** The agent's requests before one action and the host's answers (src/ledger/approvals.ts). */
+  readonly approvals: Approvals;
   /** Where long bodies live: files in `raw_data/`, or the database's `blobs` table for a root on a server. */
   readonly blobs: BlobStore;
   /** The server and project, for a root on a libSQL server; null for a local directory. */
@@ -215,6 +218,7 @@ export class Root {
     this.runs = new RunLedger({ db, blobs, clock, crash });
     this.deliverables = new Deliverables({ db, blobs, clock, crash });
     this.events = new EventLog(db);
+    this.approvals = new Approvals({ db, clock });
     this.contract = new TaskContract({
       state: this.state,
       pending: this.pending,

@@ -6,6 +6,7 @@ import { LIMITS } from "../core/limits.ts";
 import { jsonObject, longText, params, positiveInt, shortText, stringList, taskId, taskIdField } from "./schemas.ts";
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
+const approvalId = v.pipe(v.string(), v.regex(/^A_\d{1,15}$/, "an approval id looks like A_0001 (approval.list shows them)"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
 const ownerTtl = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.owner_ttl_seconds)));
 const amount = v.pipe(v.number(), v.minValue(0), v.maxValue(1e15));
@@ -30,6 +31,24 @@ const bounds = v.strictObject({
 });
 
 export const L = {
+  approvalRequest: params({
+    action: shortText(),
+    args_digest: v.optional(v.pipe(v.string(), v.regex(/^[0-9A-Za-z:_.+/=-]{1,128}$/, "args_digest is a digest of the action's arguments such as sha256:9f86d0…, at most 128 characters"))),
+    reason: shortText(),
+    run_id: v.optional(runId),
+  }),
+  approvalAnswer: params({
+    approval_id: approvalId,
+    decision: v.picklist(["approve", "reject", "edit"], 'decision is "approve", "reject" or "edit"'),
+    note: v.optional(shortText()),
+    edited_args: v.optional(jsonObject()),
+  }),
+  approvalGet: params({ approval_id: approvalId }),
+  approvalList: params({
+    task_id: taskIdField(),
+    all_tasks: v.optional(v.boolean()),
+    status: v.optional(v.picklist(["pending", "approved", "rejected", "edited"], 'status is "pending", "approved", "rejected" or "edited"')),
+  }),
   eventsRead: params({
     after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
     limit: v.optional(positiveInt(LIMITS.events_page)),

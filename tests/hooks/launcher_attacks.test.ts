@@ -52,6 +52,9 @@ describe("longrun's launchers are longrun's executable to the gate", () => {
       "longrun answer R_0001 'yes, go on'",
       "python3 -m longrun answer 'yes'",
       "longrun events --follow",
+      "longrun approve A_0001",
+      "longrun reject A_0001 no",
+      "longrun approvals",
       "exec -a status longrun grant x",
       "command longrun grant x",
     ];

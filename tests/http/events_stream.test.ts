@@ -129,4 +129,30 @@ describe("GET /v1/events and the person's CLI (the compiled binary)", () => {
     assert.equal(lines[0].detail.answer.text, "cover 2025");
     assert.equal((await run([BINARY, "events", "--after", "x", "--root", root])).code, 2);
   });
+
+  test("longrun approvals lists what the agent asked, approve and reject answer it, and the agent reads the answers", async () => {
+    const a = (await rpc(tokens.agent_token, "approval.request", { action: "email.send", args_digest: "sha256:ab12", reason: "send the weekly report" })).approval;
+    const b = (await rpc(tokens.agent_token, "approval.request", { action: "rm -rf build", reason: "make room" })).approval;
+    const listed = await run([BINARY, "approvals", "--root", root]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${a.approval_id}  pending .*email\\.send \\[sha256:ab12\\]  "send the weekly report"`));
+    assert.match((await run([BINARY, "list", "--root", root])).stdout, /approvals waiting for an answer \(2;/);
+    const noWhy = await run([BINARY, "reject", b.approval_id, "--root", root]);
+    assert.equal(noWhy.code, 2);
+    assert.match(noWhy.stderr, /a rejection says why/);
+    assert.equal((await run([BINARY, "reject", b.approval_id, "keep the build", "--root", root])).code, 0);
+    const edited = await run([BINARY, "approve", a.approval_id, "only to alice", "--edit", '{"to":["alice@example.org"]}', "--json", "--root", root]);
+    assert.equal(edited.code, 0, edited.stderr);
+    assert.equal(JSON.parse(edited.stdout).approval.status, "edited");
+    const again = await run([BINARY, "approve", a.approval_id, "--root", root]);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /answered already \(edited by host:cli\)/);
+    const seen = (await rpc(tokens.agent_token, "approval.list", {})).approvals;
+    assert.deepEqual(seen.map((x: { status: string }) => x.status), ["rejected", "edited"]);
+    assert.deepEqual(seen[1].edited_args, { to: ["alice@example.org"] });
+    assert.match((await run([BINARY, "approvals", "--root", root])).stdout, /no approval waits/);
+    // the agent's token cannot answer over HTTP either
+    const r = await fetch(`${srv.info.url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${tokens.agent_token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "approval.answer", params: { approval_id: b.approval_id, decision: "approve" } }) });
+    assert.equal(((await r.json()) as { error: { data: { kind: string } } }).error.data.kind, "unauthorized");
+  });
 });

@@ -103,7 +103,7 @@ for (const target of TARGETS) {
         assert.ok(names.includes("writes_request"));
         assert.equal(names.includes("writes_enable"), false);
         const r = await client.callTool({ name: "task_status", arguments: {} });
-        assert.deepEqual(r.structuredContent, { task: null, pending_checkpoint: null, runs: [] });
+        assert.deepEqual(r.structuredContent, { task: null, pending_checkpoint: null, runs: [], approvals: [] });
       } finally {
         await client.close();
       }

@@ -109,6 +109,10 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     const read = await ok("context_read", { ref: ctx.ref, offset: 0, length: 5, run_id: run.run_id });
     assert.equal(read.text, "hello");
     assert.equal((await ok("run_heartbeat", { run_id: run.run_id, epoch: 2 })).stop, null, "the owner's beat: go on");
+    const asked = (await ok("approval_request", { action: "email.send", args_digest: "sha256:ab12", reason: "send the summary", run_id: run.run_id })).approval;
+    assert.equal((await ok("approval_list", { status: "pending" })).approvals.length, 1);
+    await hostSide().result("approval.answer", { approval_id: asked.approval_id, decision: "reject", note: "not yet" });
+    assert.equal((await ok("approval_get", { approval_id: asked.approval_id })).approval.status, "rejected");
     const events = await ok("events_read", { kinds: ["run.parked", "run.woken"] });
     assert.deepEqual(events.events.map((e: { kind: string }) => e.kind), ["run.parked", "run.woken", "run.parked", "run.woken"]);
     await ok("run_finish", { run_id: run.run_id, epoch: 2, outcome: "report saved", gaps: ["no 2025 data"] });

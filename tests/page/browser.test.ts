@@ -379,6 +379,38 @@ describe(`the status page in headless Chromium (${target.name})`, { skip }, () =
     await until(async () => (await host.locator(".run-decide").count()) === 0, "no grant buttons once it is granted");
   });
 
+  test("the agent's approval request waits on the page; the host rejects it only with a note, and approves another", async () => {
+    const asked = (await rpc("approval.request", { action: "email.send", args_digest: "sha256:ab12", reason: "send the report to the team" }, http.tokens.agent_token)).approval;
+    const other = (await rpc("approval.request", { action: "rm -rf build", reason: "make room" }, http.tokens.agent_token)).approval;
+    const reject = host.locator(`.approval-decide[data-approval="${asked.approval_id}"]`).nth(1);
+    await until(async () => (await reject.count()) === 1, "the pending approval with its buttons");
+    assert.match(await host.locator("#approvals-view").innerText(), /email\.send .*send the report to the team/s);
+    await reject.click();
+    assert.match(await host.locator("#act-status").innerText(), /Say why/);
+    assert.equal((await rpc("approval.get", { approval_id: asked.approval_id })).approval.status, "pending", "no note, no rejection");
+    await host.locator(`input[aria-label="Note for ${asked.approval_id}"]`).fill("not before the review");
+    await reject.click();
+    await until(async () => (await rpc("approval.get", { approval_id: asked.approval_id })).approval.status === "rejected", "the rejection");
+    const answered = (await rpc("approval.get", { approval_id: asked.approval_id })).approval;
+    assert.deepEqual([answered.note, answered.answered_by], ["not before the review", "host:page"]);
+    await host.locator(`.approval-decide[data-approval="${other.approval_id}"]`).first().click();
+    await until(async () => (await rpc("approval.get", { approval_id: other.approval_id })).approval.status === "approved", "the approval");
+    await until(async () => (await host.locator(".approval-decide").count()) === 0, "no buttons once both are answered");
+  });
+
+  test("a run parked for the user takes the user's answer on the page and wakes with it", async () => {
+    // the task's open run (the continuation granted above): one open run per task
+    const r = (await rpc("run.list", {})).runs.find((x: { status: string }) => x.status === "running");
+    await rpc("run.park", { run_id: r.run_id, epoch: r.epoch, waiting_for: "which year to cover", for_user: true }, http.tokens.agent_token);
+    const box = host.locator(`input[aria-label="Answer for ${r.run_id}"]`);
+    await until(async () => (await box.count()) === 1, "the answer box of the parked run");
+    await box.fill("cover 2025");
+    await host.locator(`.run-decide[data-run="${r.run_id}"]`).click();
+    await until(async () => (await rpc("run.get", { run_id: r.run_id })).run.status === "running", "the woken run");
+    const woke = (await rpc("run.get", { run_id: r.run_id })).run;
+    assert.deepEqual([woke.answer.text, woke.answer.by], ["cover 2025", "host:page"]);
+  });
+
   test("log out ends the session on the server: the same cookie and key are refused, and a reload is not logged in", async () => {
     const page = await open(1280, 800);
     await page.goto(await mint(http.tokens.host_token));

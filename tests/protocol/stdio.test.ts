@@ -32,7 +32,7 @@ for (const target of TARGETS) {
       const bytes = new TextEncoder().encode(req("split", "task.status") + "\n");
       for (const b of bytes) await s.write(new Uint8Array([b]));
       const a = await s.answer("split");
-      assert.deepEqual(a.result, { task: null, pending_checkpoint: null, runs: [], run_allowances: { allowances: [], error: null } });
+      assert.deepEqual(a.result, { task: null, pending_checkpoint: null, runs: [], approvals: [], run_allowances: { allowances: [], error: null } });
       assert.equal(s.answers.length, 1);
     });
 

@@ -9,6 +9,11 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union, cast
 
 from ._unset import UNSET, clean
 from .types import (
+    ApprovalDecision,
+    ApprovalListResult,
+    ApprovalRequestResult,
+    ApprovalResult,
+    ApprovalStatus,
     BudgetDimension,
     BudgetLimits,
     BudgetResult,
@@ -60,6 +65,24 @@ class RunMethods:
         ``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded).
         """
         return cast(RunHeartbeatResult, self._request("run.heartbeat", clean({"run_id": run_id, "epoch": epoch})))
+
+    def request_approval(self, action: str, reason: str, args_digest: Optional[str] = None, run_id: Optional[str] = None) -> ApprovalRequestResult:
+        """Asks the host before one action of the current task; the same request again returns the record it made,
+        with the host's answer once there is one. Grants nothing by itself (writes still need the lease).
+        """
+        return cast(ApprovalRequestResult, self._request("approval.request", clean({"action": action, "reason": reason, "args_digest": args_digest, "run_id": run_id})))
+
+    def answer_approval(self, approval_id: str, decision: ApprovalDecision, note: Optional[str] = None, edited_args: Optional[Mapping[str, Any]] = None) -> ApprovalResult:
+        """Host: ``approve``, ``reject`` or ``edit`` (``edited_args``: what is allowed instead) a pending approval; final."""
+        return cast(ApprovalResult, self._request("approval.answer", clean({"approval_id": approval_id, "decision": decision, "note": note, "edited_args": edited_args})))
+
+    def get_approval(self, approval_id: str) -> ApprovalResult:
+        """One approval with its answer (``pending``, ``approved``, ``rejected``, ``edited``)."""
+        return cast(ApprovalResult, self._request("approval.get", clean({"approval_id": approval_id})))
+
+    def list_approvals(self, task_id: Optional[str] = None, all_tasks: Optional[bool] = None, status: Optional[ApprovalStatus] = None) -> ApprovalListResult:
+        """The approvals of the current task (or ``task_id``, or every task), newest first; ``status`` filters."""
+        return cast(ApprovalListResult, self._request("approval.list", clean({"task_id": task_id, "all_tasks": all_tasks, "status": status})))
 
     def read_events(self, after: Optional[int] = None, limit: Optional[int] = None, kinds: Optional[Sequence[str]] = None, task_id: Optional[str] = None, run_id: Optional[str] = None, wait_ms: Optional[int] = None) -> EventsReadResult:
         """The root's events after the id ``after``, oldest first (``kinds``: names, or prefixes ending in ``.``);
@@ -169,6 +192,24 @@ class AsyncRunMethods:
         ``budget_exhausted``, ``deadline`` or ``superseded`` (a newer epoch owns the run; nothing recorded).
         """
         return cast(RunHeartbeatResult, await self._request("run.heartbeat", clean({"run_id": run_id, "epoch": epoch})))
+
+    async def request_approval(self, action: str, reason: str, args_digest: Optional[str] = None, run_id: Optional[str] = None) -> ApprovalRequestResult:
+        """Asks the host before one action of the current task; the same request again returns the record it made,
+        with the host's answer once there is one. Grants nothing by itself (writes still need the lease).
+        """
+        return cast(ApprovalRequestResult, await self._request("approval.request", clean({"action": action, "reason": reason, "args_digest": args_digest, "run_id": run_id})))
+
+    async def answer_approval(self, approval_id: str, decision: ApprovalDecision, note: Optional[str] = None, edited_args: Optional[Mapping[str, Any]] = None) -> ApprovalResult:
+        """Host: ``approve``, ``reject`` or ``edit`` (``edited_args``: what is allowed instead) a pending approval; final."""
+        return cast(ApprovalResult, await self._request("approval.answer", clean({"approval_id": approval_id, "decision": decision, "note": note, "edited_args": edited_args})))
+
+    async def get_approval(self, approval_id: str) -> ApprovalResult:
+        """One approval with its answer (``pending``, ``approved``, ``rejected``, ``edited``)."""
+        return cast(ApprovalResult, await self._request("approval.get", clean({"approval_id": approval_id})))
+
+    async def list_approvals(self, task_id: Optional[str] = None, all_tasks: Optional[bool] = None, status: Optional[ApprovalStatus] = None) -> ApprovalListResult:
+        """The approvals of the current task (or ``task_id``, or every task), newest first; ``status`` filters."""
+        return cast(ApprovalListResult, await self._request("approval.list", clean({"task_id": task_id, "all_tasks": all_tasks, "status": status})))
 
     async def read_events(self, after: Optional[int] = None, limit: Optional[int] = None, kinds: Optional[Sequence[str]] = None, task_id: Optional[str] = None, run_id: Optional[str] = None, wait_ms: Optional[int] = None) -> EventsReadResult:
         """The root's events after the id ``after``, oldest first (``kinds``: names, or prefixes ending in ``.``);

@@ -159,6 +159,8 @@ class _TaskStatusBase(TypedDict):
     task: Optional[Task]
     pending_checkpoint: Optional[PendingInfo]
     runs: List[RunSummary]
+    #: The task's newest 20 approvals, pending and answered.
+    approvals: List["Approval"]
 
 
 class TaskStatusResult(_TaskStatusBase, total=False):
@@ -172,6 +174,42 @@ class RunResult(TypedDict):
 
 
 HeartbeatStop = Optional[Literal["cancelled", "budget_exhausted", "deadline", "superseded"]]
+
+
+ApprovalStatus = Literal["pending", "approved", "rejected", "edited"]
+ApprovalDecision = Literal["approve", "reject", "edit"]
+
+
+class Approval(TypedDict):
+    """The agent's request before one action and the host's answer (``edited``: only ``edited_args``)."""
+
+    approval_id: str
+    task_id: str
+    run_id: Optional[str]
+    action: str
+    args_digest: Optional[str]
+    reason: str
+    status: ApprovalStatus
+    requested_by: str
+    requested_at: str
+    answered_by: Optional[str]
+    answered_at: Optional[str]
+    note: Optional[str]
+    edited_args: Optional[JSONObject]
+
+
+class ApprovalRequestResult(TypedDict):
+    approval: Approval
+    created: bool
+
+
+class ApprovalResult(TypedDict):
+    approval: Approval
+
+
+class ApprovalListResult(TypedDict):
+    task_id: Optional[str]
+    approvals: List[Approval]
 
 
 class RootEvent(TypedDict):

@@ -1,13 +1,17 @@
 """The shapes of tasks, turns and the write lease, memory and ``system.describe``. Part of ``longrun.types``."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, TypedDict
+from typing import TYPE_CHECKING, Dict, List, Optional, TypedDict
 
 from ._base_types import AccessMode, BudgetLimits, JSONObject, LeaseEventKind, Side, TaskStatus
 
 
 # -- tasks --------------------------------------------------------------------------------------
 
+
+
+if TYPE_CHECKING:
+    from ._run_types import Approval
 
 class Lease(TypedDict):
     turn: int
@@ -194,6 +198,8 @@ class ResumeResult(TypedDict):
     pending_checkpoint: Optional[PendingInfo]
     #: The last checkpoint's data ({} when it carried none), None when the task has no checkpoint.
     data: Optional[JSONObject]
+    #: The task's newest 20 approvals, with the host's answers.
+    approvals: List["Approval"]
 
 
 class RecoverResult(TypedDict):

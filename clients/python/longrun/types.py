@@ -23,6 +23,7 @@ from ._history_types import (  # noqa: F401
     CheckpointEntry, CheckpointFull, CheckpointGetResult, CheckpointListResult, ForkResult,
 )
 from ._run_types import (  # noqa: F401
+    Approval, ApprovalDecision, ApprovalListResult, ApprovalRequestResult, ApprovalResult, ApprovalStatus,
     Authorization, BudgetResult, BudgetStatus, ChargeResult, EventsReadResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
@@ -57,6 +58,7 @@ __all__ = [
     "ArtifactMarkInfo", "ArtifactAttachment", "ArtifactVersion", "ArtifactContent",
     "ArtifactResult", "ArtifactGetResult", "ArtifactListResult", "ContextPutResult", "Coverage",
     "ContextReadResult", "ContextShareResult",
-    "EventsReadResult", "RootEvent",
+    "EventsReadResult", "RootEvent", "Approval", "ApprovalDecision", "ApprovalListResult", "ApprovalRequestResult",
+    "ApprovalResult", "ApprovalStatus",
     "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult",
 ]

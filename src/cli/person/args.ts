@@ -1,14 +1,15 @@
 /**
  * The person's verbs as main.ts hands them over: which flags belong to which verb, and the call
- * to each (`start`, `list`, `grant`, `revoke`, `answer`, `events`).
+ * to each (`start`, `list`, `grant`, `revoke`, `answer`, `events`, `approvals`, `approve`, `reject`).
  */
 import type { PersonTarget } from "./host.ts";
 
-export type PersonVerb = "start" | "list" | "grant" | "revoke" | "answer" | "events";
+export type PersonVerb = "start" | "list" | "grant" | "revoke" | "answer" | "events" | "approvals" | "approve" | "reject";
 
 /** Flags only some commands take, and which. */
 const ONLY: Record<string, readonly string[]> = {
-  json: ["start", "list", "grant", "revoke", "answer", "events"],
+  json: ["start", "list", "grant", "revoke", "answer", "events", "approvals", "approve", "reject"],
+  edit: ["approve"],
   scope: ["grant"],
   data: ["answer"],
   after: ["events"],
@@ -30,6 +31,8 @@ export async function runPersonVerb(verb: PersonVerb, t: PersonTarget, words: st
   const text = (v: unknown) => (typeof v === "string" ? v : undefined);
   if (verb === "start") return (await import("./start.ts")).runStart({ ...t, description: words.join(" ") });
   if (verb === "list") return (await import("./list.ts")).runList(t);
+  if (verb === "approvals") return (await import("./approvals.ts")).runApprovals(t);
+  if (verb === "approve" || verb === "reject") return (await import("./approvals.ts")).runAnswerApproval({ ...t, verb, words, edit: text(values.edit) });
   if (verb === "answer") return (await import("./answer.ts")).runAnswer({ ...t, words, data: text(values.data) });
   if (verb === "events") return (await import("./events.ts")).runEvents({ ...t, after: text(values.after), kinds: text(values.kinds), follow: values.follow === true });
   const grant = await import("./grant.ts");

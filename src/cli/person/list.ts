@@ -1,9 +1,12 @@
 /**
  * `longrun list`: the root's tasks, newest first (id, status, last update, the description's first
- * line; `*` marks the current one), then its open research runs, newest first. Creates nothing.
+ * line; `*` marks the current one), then its open research runs, newest first, then the approvals
+ * waiting for an answer. Creates nothing.
  */
 import type { TaskSummary } from "../../core/ports.ts";
 import type { Run } from "../../ledger/run_record.ts";
+import type { Approval } from "../../ledger/approvals.ts";
+import { approvalLine } from "./approvals.ts";
 import { asPerson, type PersonTarget, printJson } from "./host.ts";
 
 /** Runs still waiting or working (not finished, cancelled, failed or refused). */
@@ -16,8 +19,9 @@ export function runList(o: PersonTarget): Promise<number> {
     const { tasks } = await s.call<{ tasks: TaskSummary[] }>("task.list");
     const { runs } = await s.call<{ runs: Run[] }>("run.list", { all_tasks: true });
     const open = runs.filter((r) => OPEN_RUN.has(r.status)).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    const { approvals } = await s.call<{ approvals: Approval[] }>("approval.list", { all_tasks: true, status: "pending" });
     if (o.json) {
-      printJson({ ok: true, root: s.where, tasks, runs: open });
+      printJson({ ok: true, root: s.where, tasks, runs: open, approvals });
       return 0;
     }
     if (!tasks.length) {
@@ -30,7 +34,11 @@ export function runList(o: PersonTarget): Promise<number> {
     }
     if (open.length) {
       console.log(`open research runs (${open.length}):`);
-      for (const r of open) console.log(`  ${r.run_id}  ${r.status}  task ${r.task_id}  owner ${r.owner}  ${second(r.updated_at)}`);
+      for (const r of open) console.log(`  ${r.run_id}  ${r.status}${r.parked_for_user ? " (for the user: `longrun answer`)" : ""}  task ${r.task_id}  owner ${r.owner}  ${second(r.updated_at)}`);
+    }
+    if (approvals.length) {
+      console.log(`approvals waiting for an answer (${approvals.length}; \`longrun approve\` or \`longrun reject\`):`);
+      for (const a of approvals) console.log(`  ${approvalLine(a)}`);
     }
     return 0;
   });

@@ -13,6 +13,7 @@ export const PAGE_MESSAGES = {
   "page.logout": { en: "Log out", zh: "退出登录", ko: "로그아웃", example: {} },
   "page.lease": { en: "What the agent may do", zh: "智能体可以做什么", ko: "에이전트가 할 수 있는 일", example: {} },
   "page.runs": { en: "Runs", zh: "运行", ko: "실행", example: {} },
+  "page.approvals": { en: "Approvals", zh: "审批", ko: "승인 요청", example: {} },
   "page.turns": { en: "Recent turns and grants", zh: "最近的轮次与授权", ko: "최근 라운드와 승인", example: {} },
   "page.artifacts": { en: "Artifacts", zh: "交付物", ko: "산출물", example: {} },
   "page.adjustments": { en: "Adjustments", zh: "调整", ko: "조정", example: {} },

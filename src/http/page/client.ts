@@ -14,6 +14,7 @@ import type { Snapshot } from "./snapshot.ts";
 export function pageScript(views: PageViews): void {
   type Snap = Snapshot;
   type Run = Snap["runs"][number];
+  type Approval = Snap["approvals"][number];
   const { h, fill, badge, clock, ago, when } = views;
 
   const KEY_STORE = "longrun.page.key";
@@ -146,6 +147,7 @@ export function pageScript(views: PageViews): void {
     section("lease", [s.lease, s.task?.status, s.task?.task_id, s.current, asked(s), s.side], () => drawLease(s));
     section("task", [s.task, s.current, s.pending_checkpoint, s.problems], () => fill($("task-view"), ...views.task(s)));
     section("runs", [s.runs, s.runs_total, s.side, s.task?.task_id], () => fill($("runs-view"), ...views.runs(s, s.side === "host" ? cancelButton : undefined)));
+    section("approvals", [s.approvals, s.side, s.task?.task_id], () => fill($("approvals-view"), ...views.approvals(s, s.side === "host" ? approvalButtons : undefined)));
     section("turns", s.timeline, () => fill($("turns-view"), ...views.turns(s)));
     section("artifacts", [s.artifacts, s.artifacts_total], () => fill($("artifacts-view"), ...views.artifacts(s)));
     section("adjustments", [s.adjustments, s.adjustments_total], () => fill($("adjustments-view"), ...views.adjustments(s)));
@@ -288,7 +290,7 @@ export function pageScript(views: PageViews): void {
   }
 
   async function act(body: Record<string, unknown>, done: string): Promise<boolean> {
-    const buttons = Array.from(document.querySelectorAll<HTMLButtonElement>("#host-controls button, .run-cancel, .run-decide"));
+    const buttons = Array.from(document.querySelectorAll<HTMLButtonElement>("#host-controls button, .run-cancel, .run-decide, .approval-decide"));
     for (const b of buttons) b.disabled = true;
     try {
       const res = await fetch("/page/act", {
@@ -311,8 +313,39 @@ export function pageScript(views: PageViews): void {
     }
   }
 
-  /** A requested run: grant it as asked, or refuse it; any other open run: cancel it. */
+  /** A pending approval: approve it, or reject it with a note (the note is asked for: a rejection says why). */
+  function approvalButtons(a: Approval): HTMLElement {
+    const note = h("input", { type: "text", class: "approval-note", "aria-label": `Note for ${a.approval_id}`, maxlength: 2000, placeholder: "a note for the agent (a rejection needs one)" }) as HTMLInputElement;
+    const approve = h("button", { type: "button", class: "approval-decide", "data-approval": a.approval_id }, `Approve ${a.approval_id}`) as HTMLButtonElement;
+    const reject = h("button", { type: "button", class: "danger approval-decide", "data-approval": a.approval_id }, `Reject ${a.approval_id}`) as HTMLButtonElement;
+    approve.addEventListener("click", () => void act({ action: "approve", approval_id: a.approval_id, ...(note.value.trim() ? { note: note.value.trim() } : {}) }, `${a.approval_id} approved`));
+    reject.addEventListener("click", () => {
+      if (!note.value.trim()) {
+        note.focus();
+        return said(`Say why ${a.approval_id} is rejected: the agent reads the note`, false);
+      }
+      void act({ action: "reject", approval_id: a.approval_id, note: note.value.trim() }, `${a.approval_id} rejected`);
+    });
+    return h("p", null, note, " ", approve, " ", reject);
+  }
+
+  /** A run parked for the user: the user's answer wakes it. */
+  function answerBox(r: Run): HTMLElement {
+    const text = h("input", { type: "text", class: "run-answer", "aria-label": `Answer for ${r.run_id}`, maxlength: 2000, placeholder: "your answer" }) as HTMLInputElement;
+    const send = h("button", { type: "button", class: "run-decide", "data-run": r.run_id }, `Answer ${r.run_id}`) as HTMLButtonElement;
+    send.addEventListener("click", () => {
+      if (!text.value.trim()) {
+        text.focus();
+        return said(`Type the answer ${r.run_id} waits for`, false);
+      }
+      void act({ action: "answer_run", run_id: r.run_id, text: text.value.trim() }, `Run ${r.run_id} answered`);
+    });
+    return h("p", null, text, " ", send);
+  }
+
+  /** A requested run: grant it as asked, or refuse it; one parked for the user: answer it (or cancel); any other open run: cancel it. */
   function cancelButton(r: Run): HTMLElement {
+    if (r.status === "parked" && r.parked_for_user) return h("div", null, answerBox(r), cancelOnly(r));
     if (r.status !== "requested") return cancelOnly(r);
     const grant = h("button", { type: "button", class: "run-decide", "data-run": r.run_id }, `Grant run ${r.run_id} as asked`) as HTMLButtonElement;
     const refuse = h("button", { type: "button", class: "danger run-decide", "data-run": r.run_id }, `Refuse run ${r.run_id}`) as HTMLButtonElement;

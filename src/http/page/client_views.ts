@@ -1,6 +1,6 @@
 /**
  * How the status page draws each part of a snapshot, in the browser: the task, runs with their
- * receipts and budgets, recent turns and grants, artifacts and adjustments. One self-contained
+ * receipts and budgets, the agent's approval requests, recent turns and grants, artifacts and adjustments. One self-contained
  * function (browser globals only, type imports erased), served beside client.ts from its own text.
  *
  * Everything comes from the server as data and goes on the page as text nodes, never as HTML:
@@ -15,6 +15,7 @@ export function pageViews() {
   type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
   type Snap = Snapshot;
   type Run = Snap["runs"][number];
+  type Approval = Snap["approvals"][number];
 
   function h(tag: string, props?: Props | null, ...kids: Kid[]): HTMLElement {
     const el = document.createElement(tag);
@@ -256,5 +257,26 @@ export function pageViews() {
     ];
   }
 
-  return { h, fill, badge, empty, clock, ago, when, task, runs, turns, artifacts, adjustments };
+  /** The task's approval requests and their answers; `answer`: the host's controls for a pending one (none on the agent's page). */
+  function approvals(s: Snap, answer?: (a: Approval) => HTMLElement): Kid[] {
+    if (!s.approvals.length) return [empty(s.task ? "The agent has asked for no approval in this task." : "No task.")];
+    return s.approvals.map((a) =>
+      h(
+        "article",
+        { class: "card", "aria-labelledby": `approval-${a.approval_id}` },
+        h(
+          "div",
+          { class: "card-head" },
+          h("h3", { id: `approval-${a.approval_id}`, class: "mono" }, a.approval_id),
+          badge(a.status === "pending" ? "waiting for the host" : a.status, a.status === "pending" ? "bad" : `st-${a.status}`),
+          h("span", { class: "muted" }, `asked by ${a.requested_by}${a.run_id ? ` in ${a.run_id}` : ""} · `, when(a.requested_at)),
+        ),
+        h("p", null, h("strong", null, a.action), a.args_digest ? h("span", { class: "mono muted" }, ` [${a.args_digest}]`) : "", ": “", a.reason, "”"),
+        a.status !== "pending" && h("p", { class: "muted" }, `${a.status} by ${a.answered_by ?? "?"}`, a.note ? `: “${a.note}”` : "", a.edited_args ? ` · only with ${JSON.stringify(a.edited_args)}` : ""),
+        a.status === "pending" && answer?.(a),
+      )
+    );
+  }
+
+  return { h, fill, badge, empty, clock, ago, when, task, runs, approvals, turns, artifacts, adjustments };
 }

@@ -44,6 +44,7 @@ ${HEAD}
     <div class="col">
       <section aria-labelledby="task-h"><h2 id="task-h">${t("page.task")}</h2><div id="task-view"></div></section>
       <section aria-labelledby="runs-h"><h2 id="runs-h">${t("page.runs")}</h2><div id="runs-view"></div></section>
+      <section aria-labelledby="approvals-h"><h2 id="approvals-h">${t("page.approvals")}</h2><div id="approvals-view"></div></section>
     </div>
     <div class="col">
       <section aria-labelledby="turns-h"><h2 id="turns-h">${t("page.turns")}</h2><div id="turns-view"></div></section>

@@ -63,6 +63,11 @@ const Act = v.variant("action", [
   // a requested run, granted as asked or refused (narrowing is run.grant's, over the protocol)
   v.strictObject({ action: v.literal("grant_run"), root: v.optional(v.string()), run_id: v.pipe(v.string(), v.regex(/^R_\d{1,15}$/)), reason: shortText() }),
   v.strictObject({ action: v.literal("refuse_run"), root: v.optional(v.string()), run_id: v.pipe(v.string(), v.regex(/^R_\d{1,15}$/)), reason: shortText() }),
+  // the user's answer to a run parked for them
+  v.strictObject({ action: v.literal("answer_run"), root: v.optional(v.string()), run_id: v.pipe(v.string(), v.regex(/^R_\d{1,15}$/)), text: shortText() }),
+  // the host's answer to one approval request (edit is approval.answer's, over the protocol)
+  v.strictObject({ action: v.literal("approve"), root: v.optional(v.string()), approval_id: v.pipe(v.string(), v.regex(/^A_\d{1,15}$/)), note: v.optional(shortText()) }),
+  v.strictObject({ action: v.literal("reject"), root: v.optional(v.string()), approval_id: v.pipe(v.string(), v.regex(/^A_\d{1,15}$/)), note: shortText() }),
 ]);
 
 const TASK_ID = /^T_[0-9A-Za-z_]{1,80}$/;
@@ -218,13 +223,17 @@ export class StatusPage {
       if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) return problem(c, 415, "invalid_request", "Send the action as JSON");
       const parsed = v.safeParse(Act, await c.req.json().catch(() => null));
       if (!parsed.success) {
-        return problem(c, 422, "invalid_params", "An action is {action: grant, reason, scope?} | {action: revoke} | {action: cancel_run, run_id} | {action: grant_run | refuse_run, run_id, reason}", { issues: v.flatten(parsed.issues) });
+        return problem(c, 422, "invalid_params", "An action is {action: grant, reason, scope?} | {action: revoke} | {action: cancel_run, run_id} | {action: grant_run | refuse_run, run_id, reason} | {action: answer_run, run_id, text} | {action: approve, approval_id, note?} | {action: reject, approval_id, note}", { issues: v.flatten(parsed.issues) });
       }
       const a = parsed.output;
       const root = a.root === undefined || a.root === o.defaultRoot || this.roots().includes(a.root) ? (a.root ?? o.defaultRoot) : null;
       if (root === null) return problem(c, 422, "invalid_params", "That root is not one this page offers", { field: "root" });
       const [method, params] =
-        a.action === "grant"
+        a.action === "answer_run"
+          ? ["run.wake", { run_id: a.run_id, reason: "the user answered on the status page", answer: { text: a.text } }]
+          : a.action === "approve" || a.action === "reject"
+            ? ["approval.answer", { approval_id: a.approval_id, decision: a.action, ...(a.note ? { note: a.note } : {}) }]
+            : a.action === "grant"
           ? ["writes.enable", { reason: a.reason, ...(a.scope?.length ? { scope: a.scope } : {}) }]
           : a.action === "revoke"
             ? ["turn.end", { reason: a.reason ?? "revoked on the status page" }]

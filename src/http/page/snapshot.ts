@@ -12,6 +12,7 @@ import type { TaskState } from "../../core/task.ts";
 import type { Adjustment } from "../../ledger/adjustments.ts";
 import type { ArtifactVersion } from "../../ledger/artifacts.ts";
 import type { Receipt } from "../../ledger/receipts.ts";
+import type { Approval } from "../../ledger/approvals.ts";
 import type { RunSummary } from "../../ledger/runs.ts";
 import type { Dispatcher } from "../../rpc/dispatcher.ts";
 import type { ErrorObject } from "../../rpc/errors.ts";
@@ -66,6 +67,8 @@ export interface Snapshot {
   timeline: TimelineEntry[];
   runs: RunView[];
   runs_total: number;
+  /** The task's newest approvals (pending and answered), newest first. */
+  approvals: Approval[];
   /** The newest adjustments and artifact versions, and how many there are. */
   adjustments: Adjustment[];
   adjustments_total: number;
@@ -199,7 +202,7 @@ export async function snapshot(input: SnapshotInput): Promise<Snapshot> {
     ["task.status", input.taskId ? { task_id: input.taskId } : {}],
     ["task.list", {}],
   ]);
-  const status = take<{ task: TaskState | null; pending_checkpoint: unknown; runs: RunSummary[] }>("task", statusA, { task: null, pending_checkpoint: null, runs: [] });
+  const status = take<{ task: TaskState | null; pending_checkpoint: unknown; runs: RunSummary[]; approvals?: Approval[] }>("task", statusA, { task: null, pending_checkpoint: null, runs: [] });
   const tasks = take<{ tasks: TaskSummary[] }>("tasks", listA, { tasks: [] }).tasks;
   const task = status.task;
   const runs = [...(status.runs ?? [])].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)).slice(0, SNAPSHOT_LIMITS.runs);
@@ -237,6 +240,7 @@ export async function snapshot(input: SnapshotInput): Promise<Snapshot> {
     timeline: task ? timelineOf(task, input.now ?? new Date()) : [],
     runs: runViews,
     runs_total: status.runs?.length ?? 0,
+    approvals: status.approvals ?? [],
     adjustments: adjustments.slice(-SNAPSHOT_LIMITS.adjustments),
     adjustments_total: adjustments.length,
     artifacts: artifacts.length <= SNAPSHOT_LIMITS.artifacts ? artifacts : [...artifacts].sort((a, b) => (a.created_at < b.created_at ? 1 : -1)).slice(0, SNAPSHOT_LIMITS.artifacts),

@@ -91,6 +91,20 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},
     epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},
   } },
+  approval_request: { type: "object", required: ["action","reason"], properties: {
+    action: {"type":"string","description":"What you want to do, e.g. \"email.send\""},
+    args_digest: {"type":"string","description":"A digest of the arguments, so the answer is about exactly these, e.g. \"sha256:9f86d081884c7d65\""},
+    reason: {"type":"string","description":"Why, in a sentence for the user, e.g. \"Send the weekly report to the team\""},
+    run_id: {"type":"string","description":"The research run it belongs to, e.g. \"R_0001\""},
+  } },
+  approval_get: { type: "object", required: ["approval_id"], properties: {
+    approval_id: {"type":"string","description":"From approval_request, e.g. \"A_0001\""},
+  } },
+  approval_list: { type: "object", properties: {
+    task_id: {"type":"string","description":"Another task, e.g. \"T_20261130_120000_ab12\"; default: the current task"},
+    all_tasks: {"type":"boolean","description":"true for every task's approvals, e.g. true"},
+    status: {"type":"string","enum":["pending","approved","rejected","edited"],"description":"Only these, e.g. \"pending\""},
+  } },
   events_read: { type: "object", properties: {
     after: {"type":"integer","minimum":0,"description":"The last event id you saw (last_id of the previous read), e.g. 42; 0 or absent: from the start"},
     limit: {"type":"integer","minimum":1,"description":"Events per page (default 100, max 500), e.g. 50"},

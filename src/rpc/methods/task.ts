@@ -58,15 +58,16 @@ export const taskMethods = [
     name: "task.status",
     side: "agent",
     summary:
-      "The current task's state (or another's, by task_id; null when none), its lease and lease log, any pending checkpoint, the task's runs, and and, for the host, the standing allowances in force (run_allowances, from the root's settings)",
+      "The current task's state (or another's, by task_id; null when none), its lease and lease log, any pending checkpoint, the task's runs, its approvals (newest 20: pending and answered), and, for the host, the standing allowances in force (run_allowances, from the root's settings)",
     params: S.taskStatus,
     lane: "read",
     readOnly: true,
     handler: async ({ root, caller }, p) => {
       const out = await root.contract.status(p.task_id);
       const runs = out.task ? await root.runs.listRuns(out.task.task_id) : [];
+      const approvals = out.task ? await root.approvals.list(out.task.task_id, undefined, 20) : [];
       // the host's own decisions, shown to the host (the agent meets them as grants on its runs)
-      return caller.side === "host" ? { ...out, runs, run_allowances: standingAllowances(root.paths.settings) } : { ...out, runs };
+      return caller.side === "host" ? { ...out, runs, approvals, run_allowances: standingAllowances(root.paths.settings) } : { ...out, runs, approvals };
     },
   }),
   method({
@@ -108,11 +109,15 @@ export const taskMethods = [
   method({
     name: "task.resume",
     side: "agent",
-    summary: "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info and the last checkpoint's data; message_id: the user message's id (the message that began this turn begins no second one)",
+    summary:
+      "New turn, read-only; replays a pending checkpoint once; returns task, recent memories, replay info, the last checkpoint's data and the task's approvals (newest 20, with the host's answers); message_id: the user message's id (the message that began this turn begins no second one)",
     params: S.taskResume,
     lane: "state",
     readOnly: false,
-    handler: ({ root }, p) => root.contract.resume(p.message_id),
+    handler: async ({ root }, p) => {
+      const out = await root.contract.resume(p.message_id);
+      return { ...out, approvals: await root.approvals.list(out.task.task_id, undefined, 20) };
+    },
   }),
   method({
     name: "task.recover",
