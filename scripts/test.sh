@@ -51,8 +51,8 @@ step "libSQL server for the server-store tests (scripts/sqld.sh)" bash scripts/s
 step "tests on Bun" "$BIN/bun" test --timeout 60000 ./tests/
 step "tests on Deno" "$BIN/deno" test -A --no-check tests/
 # one suite, two stores: the contract, run-ledger and protocol suites again, each root on a libSQL server
-step "contract, run ledger, protocol and forgetting against sqld (Bun)" env LONGRUN_TEST_STORE=sqld "$BIN/bun" test --timeout 60000 ./tests/contract ./tests/ledger ./tests/protocol ./tests/memory/forget.test.ts
-step "contract, run ledger, protocol and forgetting against sqld (Deno)" env LONGRUN_TEST_STORE=sqld "$BIN/deno" test -A --no-check tests/contract tests/ledger tests/protocol tests/memory/forget.test.ts
+step "contract, run ledger, protocol and forgetting against sqld (Bun)" env LONGRUN_TEST_STORE=sqld "$BIN/bun" test --timeout 60000 ./tests/contract ./tests/ledger ./tests/protocol ./tests/memory/forget.test.ts ./tests/memory/retention.test.ts
+step "contract, run ledger, protocol and forgetting against sqld (Deno)" env LONGRUN_TEST_STORE=sqld "$BIN/deno" test -A --no-check tests/contract tests/ledger tests/protocol tests/memory/forget.test.ts tests/memory/retention.test.ts
 step "Python client (unittest, against dist/longrun)" python3 -m unittest discover -s clients/python
 step "demo (dist/longrun demo)" ./dist/longrun demo
 

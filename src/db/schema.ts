@@ -413,7 +413,7 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 15,
-    name: "approvals as objects: the agent's request before one action and the host's answer (src/ledger/approvals.ts), each an event",
+    name: "approvals as objects: the agent's request before one action and the host's answer (src/ledger/approvals.ts), each an event; a forgotten memory an event too",
     sql: [
       `CREATE TABLE approvals (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -435,6 +435,11 @@ export const MIGRATIONS: Migration[] = [
         INSERT INTO events(kind, task_id, run_seq, detail, at)
         VALUES ('approval.requested', new.task_id, new.run_seq,
           json_object('approval_id', printf('A_%04d', new.seq), 'action', new.action, 'args_digest', new.args_digest, 'reason', new.reason, 'by', new.requested_by), new.requested_at);
+      END`,
+      // a memory forgotten (memory.forget, or a retention rule): who and why, never its text
+      `CREATE TRIGGER events_of_forgetting AFTER INSERT ON memory_tombstones BEGIN
+        INSERT INTO events(kind, detail, at)
+        VALUES ('memory.forgotten', json_object('memory_id', printf('S_%04d', new.seq), 'by', new.by, 'reason', new.reason), new.forgotten_at);
       END`,
       `CREATE TRIGGER events_of_approval_answers AFTER UPDATE OF status ON approvals WHEN old.status = 'pending' AND new.status IS NOT 'pending' BEGIN
         INSERT INTO events(kind, task_id, run_seq, detail, at)

@@ -7,6 +7,7 @@
 import { LimitExceededError } from "../core/errors.ts";
 import { INLINE_BODY_BYTES, LIMITS, PREVIEW_CHARS } from "../core/limits.ts";
 import type {
+  Clock,
   CrashPoint,
   MemoryHit,
   MemoryRecord,
@@ -22,7 +23,7 @@ import type { Database, ScriptStep, Tx } from "../db/database.ts";
 import { HIT_COLUMNS, memoryId, parseMemoryId, toHit } from "./search.ts";
 import { indexColumns } from "./segment.ts";
 import { indexSteps, sliceOf } from "./slices.ts";
-import { CURRENT, type ForgetResult, forgetIn, linkVersionIn, updatableIn } from "./forget.ts";
+import { CURRENT, FORGET_MAX_IDS, type ForgetResult, forgetIn, linkVersionIn, updatableIn } from "./forget.ts";
 import type { PlannedSave } from "../store/state_batch.ts";
 
 export interface Searcher {
@@ -38,6 +39,8 @@ export interface LibsqlMemoryOptions {
   /** The database's index slice size (root_meta; see slices.ts). */
   sliceSize: number;
   crash?: CrashPoint;
+  /** What a record's `created_at` says, and what retention measures from (the root's clock). */
+  clock?: Clock;
 }
 
 /** The number of the last memory ever saved (numbers are never reused). */
@@ -69,6 +72,7 @@ export class LibsqlMemory implements MemoryStore {
   readonly #blobs: BlobStore;
   readonly #searcher: Searcher;
   readonly #crash: CrashPoint;
+  readonly #clock: Clock;
   readonly #sliceSize: number;
   /** The highest memory number this process saw saved: the next one is what a planned save takes (`planIn`). */
   #lastSeq: number | null = null;
@@ -79,6 +83,7 @@ export class LibsqlMemory implements MemoryStore {
     this.#blobs = options.blobs;
     this.#searcher = options.searcher;
     this.#crash = options.crash ?? (() => {});
+    this.#clock = options.clock ?? { now: () => new Date() };
   }
 
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage> {
@@ -185,7 +190,7 @@ export class LibsqlMemory implements MemoryStore {
     if (bytes.length > INLINE_BODY_BYTES) return null;
     const seq = this.#lastSeq + 1 + nth;
     if (seq > LIMITS.memories_per_root && !/^(checkpoint|outcome):/.test(rec.dedupe_key ?? "")) return null; // refused as a plain save refuses it
-    const p: Prepared = { bytes, sha256: sha256Hex(bytes), rawRef: null, createdAt: new Date().toISOString(), keywords: JSON.stringify(rec.keywords) };
+    const p: Prepared = { bytes, sha256: sha256Hex(bytes), rawRef: null, createdAt: this.#clock.now().toISOString(), keywords: JSON.stringify(rec.keywords) };
     const [type, title, content, keywords, taskId, ...rest] = rowArgs(rec, p);
     const steps: SqlStep[] = [
       { sql: `SELECT 1 WHERE ${LAST_SEQ} = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE dedupe_key = ?)`, args: [seq - 1, rec.dedupe_key ?? null], check: true },
@@ -212,7 +217,7 @@ export class LibsqlMemory implements MemoryStore {
     const bytes = new TextEncoder().encode(rec.content);
     const sha256 = sha256Hex(bytes);
     const rawRef = bytes.length > INLINE_BODY_BYTES ? (await this.#blobs.put("m", bytes, this.#crash, "txt", within)).ref : null;
-    return { bytes, sha256, rawRef, createdAt: new Date().toISOString(), keywords: JSON.stringify(rec.keywords) };
+    return { bytes, sha256, rawRef, createdAt: this.#clock.now().toISOString(), keywords: JSON.stringify(rec.keywords) };
   }
 
   /** The rows of one save, inside a write transaction: deduped, capped, inserted and indexed. */
@@ -245,6 +250,27 @@ export class LibsqlMemory implements MemoryStore {
     const out = await this.#db.write((tx) => forgetIn(tx, ids, by, reason, this.#sliceSize));
     for (const ref of out.blobs) await this.#blobs.remove(ref);
     return out.result;
+  }
+
+  /**
+   * One retention rule's pass: forgets current records of `types` (`*`: any) created before
+   * `before`, never a checkpoint or outcome, a batch of ids per transaction; returns the ids.
+   */
+  async forgetOlderThan(types: readonly string[], before: Date, by: string, reason: string): Promise<string[]> {
+    const any = types.includes("*");
+    const out: string[] = [];
+    for (;;) {
+      const rs = await this.#db.read({
+        sql: `SELECT m.seq FROM memories m WHERE m.created_at < ? ${any ? "" : `AND m.type IN (${types.map(() => "?").join(",")})`}
+              AND (m.dedupe_key IS NULL OR (m.dedupe_key NOT LIKE 'checkpoint:%' AND m.dedupe_key NOT LIKE 'outcome:%'))
+              AND NOT EXISTS (SELECT 1 FROM memory_tombstones t WHERE t.seq = m.seq) ORDER BY m.seq LIMIT ?`,
+        args: [before.toISOString(), ...(any ? [] : types), FORGET_MAX_IDS],
+      });
+      if (!rs.rows.length) return out;
+      const done = await this.forget(rs.rows.map((r) => memoryId(Number(r.seq))), by, reason);
+      out.push(...done.forgotten);
+      if (rs.rows.length < FORGET_MAX_IDS) return out;
+    }
   }
 
   /** A new version of a record (forget.ts): the old leaves the index and stays readable by id. */

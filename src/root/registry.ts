@@ -250,6 +250,8 @@ export class RootRegistry {
           this.#ready.set(key, r);
           // parked runs whose wake_at came, time budgets, stale owners: acted on while the root is open
           r.wakeRuns();
+          // the root's retention rules, if its settings have any: applied while it is open
+          r.keepRetention();
           // bodies left by processes killed before their commit: collected once, in the background
           if (!this.#collected.has(key)) {
             this.#collected.add(key);

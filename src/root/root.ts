@@ -28,7 +28,7 @@ import { InvalidRootError, resolveRoot, type RootPaths, rootPaths, serverPaths }
 export { InvalidRootError, ProtectedRootError, resolveRoot, type RootPaths, rootPaths, serverPaths } from "./paths.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
-import { readCheckpointLang } from "../store/root_settings.ts";
+import { readCheckpointLang, readRetention, type RetentionRule } from "../store/root_settings.ts";
 import { importLegacyState } from "../store/legacy_state.ts";
 import { checkPresent, type FileIdentity, identityOf, remember, settleIdentity } from "../store/root_identity.ts";
 import { libsqlConn } from "../db/libsql_conn.ts";
@@ -62,6 +62,10 @@ export const ORPHAN_START_DELAY_MS = 1000;
 
 /** A blob younger than this may belong to a commit still in flight in another process. */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
+
+/** How often a running process applies the root's retention rules, and who the forgetting is recorded as. */
+export const RETENTION_EVERY_MS = 60 * 60_000;
+export const RETENTION_BY = "longrun:retention";
 
 export interface RootOptions {
   /** Run memory searches in a Worker (default true). One-shot commands may search in-process. */
@@ -199,9 +203,12 @@ export class Root {
   readonly #onClose = new Set<() => void>();
   /** Stops the timer of this root's runs (wakes, time budgets, stale owners), once started. */
   #stopWaker: (() => Promise<void>) | null = null;
+  #retaining = false;
+  readonly #clock: Clock;
 
   private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions, server: ServerStore | null = null) {
     const clock = options.clock ?? systemClock;
+    this.#clock = clock;
     const crash = options.crash ?? crashPointsFromEnv();
     this.paths = paths;
     this.db = db;
@@ -210,7 +217,7 @@ export class Root {
     this.server = server;
     const blobs = server ? dbBlobs(db, paths.memoryDb) : fileBlobs(paths.rawData);
     this.blobs = blobs;
-    this.memory = new LibsqlMemory({ db, blobs, searcher, sliceSize, crash });
+    this.memory = new LibsqlMemory({ db, blobs, searcher, sliceSize, crash, clock });
     const memory = this.memory;
     // a server's `PRAGMA data_version` belongs to whichever of its connections answers, so the
     // state of a root on a server is read afresh each time (one round trip), never from a cache
@@ -305,6 +312,44 @@ export class Root {
   wakeRuns(): void {
     if (this.#closed || this.#stopWaker) return;
     this.#stopWaker = this.runs.startWaker();
+  }
+
+  /**
+   * Applies the root's retention rules (`.longrun/settings.json` `retention`) while it is open: a
+   * first pass soon after the start, then one every `RETENTION_EVERY_MS`; each pass reads the
+   * settings again (a rule added or removed applies at the next pass; an unreadable file forgets
+   * nothing) and forgets what a rule names (never a checkpoint or outcome). Closing stops it.
+   */
+  keepRetention(pace: { firstMs?: number; everyMs?: number } = {}): void {
+    if (this.#closed || this.#retaining) return;
+    this.#retaining = true;
+    const loop = async () => {
+      await this.#afterOrClose(pace.firstMs ?? ORPHAN_START_DELAY_MS);
+      while (!this.#closed) {
+        await this.applyRetention().catch(() => []);
+        await this.#afterOrClose(pace.everyMs ?? RETENTION_EVERY_MS);
+      }
+    };
+    const done = loop().catch(() => {});
+    this.#collecting.add(done);
+    void done.then(() => this.#collecting.delete(done));
+  }
+
+  /** One pass of the retention rules now; the ids forgotten. Unreadable settings forget nothing (and say why). */
+  async applyRetention(): Promise<string[]> {
+    let rules: RetentionRule[];
+    try {
+      rules = readRetention(this.paths.settings);
+    } catch (e) {
+      throw new Error(`retention not applied: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const out: string[] = [];
+    for (const rule of rules) {
+      if (this.#closed) break;
+      const before = new Date(this.#clock.now().getTime() - rule.older_than_days * 86_400_000);
+      out.push(...(await this.memory.forgetOlderThan(rule.types, before, RETENTION_BY, `retention: ${rule.types.join(", ")} older than ${rule.older_than_days} days`)));
+    }
+    return out;
   }
 
   /** Resolves after `ms`, or as soon as the root closes. */

@@ -10,6 +10,9 @@
  *   {"standby_owners": ["worker-2"]}
  *                      owners that may claim a run whose owner went stale (missed its
  *                      owner_ttl_seconds); without it (the default) only the host claims a stale run
+ *   {"retention": [{"types": ["note"], "older_than_days": 90}]}
+ *                      memories a running longrun process forgets once they are older than that
+ *                      (`"types": ["*"]`: every type); checkpoints and outcomes are never forgotten
  *
  * Read when a checkpoint is made (a request's `lang` wins). A missing file is the defaults; a file
  * that cannot be read or names an unknown language is reported here as an error, and the contract
@@ -87,4 +90,26 @@ export function readCheckpointLang(path: string): CheckpointLang | null {
   if (lang === undefined) return null;
   if (!isCheckpointLang(lang)) throw new Error(`${path}: lang is one of "en", "zh", "ko"`);
   return lang;
+}
+
+/** One retention rule: memories of these types (`*`: any) older than this many days are forgotten. */
+export interface RetentionRule {
+  types: string[];
+  older_than_days: number;
+}
+
+/** The retention rules; none when the file or the key is missing. A malformed rule is an error (then nothing is forgotten). */
+export function readRetention(path: string): RetentionRule[] {
+  const list = readSettings(path)?.retention;
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${path}: retention is a list of rules such as {"types": ["note"], "older_than_days": 90}`);
+  return list.map((r, i): RetentionRule => {
+    const where = `${path}: retention[${i}]`;
+    if (typeof r !== "object" || r === null || Array.isArray(r)) throw new Error(`${where} is an object`);
+    const o = r as Record<string, unknown>;
+    if (!isStrings(o.types) || !o.types.length || o.types.some((t) => !t)) throw new Error(`${where}.types is a non-empty list of memory types, or ["*"]`);
+    const days = o.older_than_days;
+    if (typeof days !== "number" || !Number.isFinite(days) || days < 1 || days > 36_500) throw new Error(`${where}.older_than_days is a number of days from 1 to 36500`);
+    return { types: o.types, older_than_days: days };
+  });
 }

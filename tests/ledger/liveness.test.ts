@@ -9,22 +9,16 @@
  * Runs on a local root and, under LONGRUN_TEST_STORE=sqld, on a libSQL server.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { removeDir, rootArgv, until } from "../support/helpers.ts";
-import { testRoot, TEST_STORE } from "../support/sqld.ts";
+import { testRoot, writeTestSettings } from "../support/sqld.ts";
 import { Server, TARGETS } from "../support/server.ts";
 import { type HttpChild, startHttpChild } from "../http/start.ts";
 
 const BINARY = TARGETS[0]!;
 
-/** Where a test root's settings live: `.longrun/settings.json`, or beside the state of a root on a server. */
-function writeSettings(root: string, settings: Record<string, unknown>): void {
-  const dir = TEST_STORE === "sqld" ? root : join(root, ".longrun");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "settings.json"), JSON.stringify(settings));
-}
+const writeSettings = writeTestSettings;
 
 const kinds = (events: { kind: string }[]) => events.map((e) => e.kind);
 

@@ -4,24 +4,13 @@
  * the timer are tested through the binary in liveness.test.ts.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { snapshot } from "../../src/http/page/snapshot.ts";
-import { TEST_STORE } from "../support/sqld.ts";
+import { TestClock } from "../support/clock.ts";
+import { writeTestSettings } from "../support/sqld.ts";
 import { RpcFixture } from "./rpc.ts";
 
 /** A clock the test moves. */
-class TestClock {
-  #t = Date.parse("2026-12-02T09:00:00Z");
-  now(): Date {
-    return new Date(this.#t);
-  }
-  advance(seconds: number): void {
-    this.#t += seconds * 1000;
-  }
-}
-
 describe("owner liveness and wake times (dispatcher, injected clock)", () => {
   let f: RpcFixture;
   let clock: TestClock;
@@ -34,11 +23,7 @@ describe("owner liveness and wake times (dispatcher, injected clock)", () => {
   });
   afterEach(() => f.close());
 
-  const settings = (value: unknown) => {
-    const dir = TEST_STORE === "sqld" ? f.dir : join(f.dir, ".longrun");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "settings.json"), typeof value === "string" ? value : JSON.stringify(value));
-  };
+  const settings = (value: unknown) => writeTestSettings(f.dir, value);
 
   test("an owner is live until its TTL passes without a beat; a heartbeat at its epoch restarts it", async () => {
     clock.advance(59);

@@ -190,3 +190,10 @@ export function useSqld(): { db: () => Sqld; dir: () => string } {
     },
   };
 }
+
+/** Writes a test root's settings where its runners read them: `.longrun/settings.json`, or beside the state of a root on a server. */
+export function writeTestSettings(root: string, value: unknown): void {
+  const dir = TEST_STORE === "sqld" ? root : join(root, ".longrun");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "settings.json"), typeof value === "string" ? value : JSON.stringify(value));
+}
