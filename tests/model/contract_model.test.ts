@@ -136,6 +136,25 @@ describe("the contract against its reference model", () => {
       { t: "begin", exec: 1, run: 0, key: 0, args: 0, tool: 0 },
     ]));
 
+  test("approvals and forgetting: asked twice is one record, only the host answers and once; a forgotten note stays gone across a restart; checkpoints are never forgotten", () =>
+    scenario([
+      { t: "start" },
+      { t: "ask", action: 0 },
+      { t: "ask", action: 0 },
+      { t: "answer", approval: 0, approve: true, by: "agent" },
+      { t: "answer", approval: 0, approve: false, by: "host" },
+      { t: "answer", approval: 0, approve: true, by: "host" },
+      { t: "ask", action: 0 },
+      { t: "save" },
+      { t: "forget", note: 0, by: "agent", checkpoint: false },
+      { t: "forget", note: 0, by: "host", checkpoint: false },
+      { t: "restart" },
+      { t: "checkpoint", progress: true },
+      { t: "forget", note: 0, by: "host", checkpoint: true },
+      { t: "finish", by: "host", cancelRuns: false, task: null },
+      { t: "ask", action: 1 },
+    ]));
+
   test("the lease: host only, one turn, ended by a pause checkpoint; a request never grants", () =>
     scenario([
       { t: "start" },

@@ -19,7 +19,9 @@
  * key unsettled anywhere up the run chain is not begun again; tool authorization; a tool-call
  * budget; charges of unknown tool-call count, open items of every continuation after them and
  * stopping effects there and in their run until reconciled on the run that recorded them; receipt kinds: a model request counts as a request, never as a tool call, and one key
- * names one kind).
+ * names one kind), approvals (the agent asks, asking again returns the same record, only the host
+ * answers and only once, a finished task asks nothing) and forgetting (only the host forgets, a
+ * forgotten note stays not_found across restarts, a checkpoint record is never forgotten).
  *
  * The real side is a real root in a temporary directory (libSQL `memory.db`, the pending file,
  * `raw_data/`) behind the real dispatcher, so params validation and the side check are included.
@@ -94,7 +96,12 @@ export type Op =
   | { t: "settle"; exec: Exec; run: number; receipt: number; outcome: "completed" | "failed"; ref: boolean; evidence: boolean }
   /** budget.charge of a tool call whose count is unknown (unknown: ["tool_calls"]), or budget.reconcile of a run's charge (at 0). */
   | { t: "charge"; exec: Exec; run: number }
-  | { t: "reconcile"; exec: Exec; run: number; charge: number };
+  | { t: "reconcile"; exec: Exec; run: number; charge: number }
+  /** approval.request of one of two actions (the agent's), and approval.answer of one (the host's; the agent's try is refused). */
+  | { t: "ask"; action: 0 | 1 }
+  | { t: "answer"; approval: number; approve: boolean; by: Side }
+  /** memory.forget of an acknowledged note (the host's; the agent's try is refused), or of a checkpoint record (always refused). */
+  | { t: "forget"; note: number; by: Side; checkpoint: boolean };
 
 export const FAULT_POINTS = [
   "receipt.begin.before_commit",
@@ -162,6 +169,9 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: settleArb, weight: 6 },
   { arbitrary: fc.record({ t: fc.constant("charge" as const), exec, run: ref }), weight: 2 },
   { arbitrary: fc.record({ t: fc.constant("reconcile" as const), exec, run: ref, charge: fc.nat(3) }), weight: 2 },
+  { arbitrary: fc.record({ t: fc.constant("ask" as const), action: fc.constantFrom<0 | 1>(0, 1) }), weight: 2 },
+  { arbitrary: fc.record({ t: fc.constant("answer" as const), approval: ref, approve: fc.boolean(), by: side }), weight: 2 },
+  { arbitrary: fc.record({ t: fc.constant("forget" as const), note: ref, by: side, checkpoint: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }) }), weight: 1 },
 );
 
 const crash = fc.boolean();
@@ -325,6 +335,10 @@ export class ContractModel {
   /** A checkpoint whose commit failed and waits in the pending file (of task `task`; `pause`: it paused the task). */
   pending: { task: string; pause?: boolean } | null = null;
   acked: Acked[] = [];
+  /** Notes forgotten by the host: memory.get must say not_found. */
+  forgotten: string[] = [];
+  /** The agent's approval requests, oldest first: their task, action and status. */
+  approvals: { id: string; task: string; action: string; status: "pending" | "approved" | "rejected" }[] = [];
   /** Tasks of the root this model does not know (a reused root): ids only. */
   foreign = new Set<string>();
   /** On a reused root, the open task that was current before this model's first task.start. */
@@ -884,6 +898,62 @@ export class ModelRunner {
           apply: (r) => m.acked.push({ what: "note", id: r.id, text: content }),
         };
       }
+      case "ask": {
+        const action = ["email.send", "rm -rf build"][op.action]!;
+        const params = { action, reason: "the model asks" };
+        if (!cur) return { method: "approval.request", params, side: "agent", expect: err("no_active_task"), apply: none };
+        if (terminal(cur.status)) return { method: "approval.request", params, side: "agent", expect: err("conflict", "task_finished"), apply: none };
+        const known = m.approvals.find((a) => a.task === cur.id && a.action === action);
+        return {
+          method: "approval.request",
+          params,
+          side: "agent",
+          expect: {
+            ok: true,
+            check: (r) => {
+              assert.equal(r.created, !known, "asking again returns the record it made");
+              if (known) assert.deepEqual([r.approval.approval_id, r.approval.status], [known.id, known.status]);
+              else assert.equal(r.approval.status, "pending");
+            },
+          },
+          apply: (r) => {
+            if (!known) m.approvals.push({ id: r.approval.approval_id, task: cur.id, action, status: "pending" });
+          },
+        };
+      }
+      case "answer": {
+        if (!m.approvals.length) return null;
+        const a = m.approvals[m.approvals.length - 1 - (op.approval % m.approvals.length)]!;
+        const params = { approval_id: a.id, decision: op.approve ? "approve" : "reject", note: "the model answers" };
+        if (op.by === "agent") return { method: "approval.answer", params, side: "agent", expect: err("unauthorized"), apply: none };
+        if (a.status !== "pending") return { method: "approval.answer", params, side: "host", expect: err("conflict", "approval_answered", { status: a.status }), apply: none };
+        return {
+          method: "approval.answer",
+          params,
+          side: "host",
+          expect: { ok: true, check: (r) => assert.equal(r.approval.status, op.approve ? "approved" : "rejected") },
+          apply: () => (a.status = op.approve ? "approved" : "rejected"),
+        };
+      }
+      case "forget": {
+        const pool = m.acked.filter((x) => (op.checkpoint ? x.what === "checkpoint" : x.what === "note"));
+        if (!pool.length) return null;
+        const target = pool[pool.length - 1 - (op.note % pool.length)]!;
+        const params = { ids: [target.id], reason: "the model forgets" };
+        if (op.by === "agent") return { method: "memory.forget", params, side: "agent", expect: err("unauthorized"), apply: none };
+        // what recovery reads is never forgotten
+        if (target.what !== "note") return { method: "memory.forget", params, side: "host", expect: err("transition_error"), apply: none };
+        return {
+          method: "memory.forget",
+          params,
+          side: "host",
+          expect: { ok: true, check: (r) => assert.deepEqual(r.forgotten, [target.id]) },
+          apply: () => {
+            m.acked = m.acked.filter((x) => x !== target);
+            m.forgotten.push(target.id);
+          },
+        };
+      }
       case "runStart": {
         const base = {
           method: "run.start",
@@ -1302,6 +1372,21 @@ export class ModelRunner {
       const got = await sys.call("memory.get", { id: a.id });
       assert.ok(got.result, `${a.what} ${a.id} was acknowledged but memory.get says ${JSON.stringify(got.error)}`);
       if (a.text !== null) assert.equal(got.result.record.content, a.text, `${a.what} ${a.id} reads back other than it was returned`);
+    }
+
+    // forgotten notes stay gone (restarts and replays included)
+    for (const id of m.forgotten) {
+      const got = await sys.call("memory.get", { id });
+      assert.equal(got.error?.data?.kind, "not_found", `forgotten note ${id} reads back: ${JSON.stringify(got.result)?.slice(0, 200)}`);
+    }
+    // every approval asked, with the host's answer, and no other
+    if (m.current || m.approvals.length) {
+      const listed = (await sys.ok("approval.list", { all_tasks: true })).approvals as { approval_id: string; task_id: string; action: string; status: string }[];
+      assert.deepEqual(
+        listed.filter((a) => !m.foreign.has(a.task_id)).map((a) => [a.approval_id, a.task_id, a.action, a.status]).reverse(),
+        m.approvals.map((a) => [a.id, a.task, a.action, a.status]),
+        "the approvals and their answers",
+      );
     }
 
     // A3: nothing completed without its outcome
