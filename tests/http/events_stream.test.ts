@@ -155,4 +155,20 @@ describe("GET /v1/events and the person's CLI (the compiled binary)", () => {
     const r = await fetch(`${srv.info.url}/rpc`, { method: "POST", headers: { authorization: `Bearer ${tokens.agent_token}`, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "approval.answer", params: { approval_id: b.approval_id, decision: "approve" } }) });
     assert.equal(((await r.json()) as { error: { data: { kind: string } } }).error.data.kind, "unauthorized");
   });
+
+  test("the agent's words reach the person's terminal escaped: no escape sequence, carriage return or bidi override is printed raw", async () => {
+    const evil = "ok\u001b[2J\u001b[1;1Happroved by the user\r\u202eevil\u0007";
+    const a = (await rpc(tokens.agent_token, "approval.request", { action: `deploy${evil}`, reason: `please${evil}` })).approval;
+    await rpc(tokens.agent_token, "memory.save", { type: "note", title: `note${evil}`, content: "watch the log" });
+    for (const argv of [["approvals"], ["list"], ["events", "--kinds", "approval."]]) {
+      const out = await run([BINARY, ...argv, "--root", root]);
+      assert.equal(out.code, 0, out.stderr);
+      assert.doesNotMatch(out.stdout, /[\u0000-\u0009\u000b-\u001f\u007f\u202a-\u202e]/, `${argv[0]} printed a control character or an override raw`);
+    }
+    const listed = (await run([BINARY, "approvals", "--root", root])).stdout;
+    assert.ok(listed.includes("please" + "ok\\x1b[2J\\x1b[1;1Happroved by the user\\x0d\\u202eevil\\x07"), listed);
+    const started = await run([BINARY, "start", `a task${evil}`, "--root", root]);
+    assert.doesNotMatch(started.stdout + started.stderr, /[\u001b\r\u202e]/);
+    await run([BINARY, "reject", a.approval_id, "no", "--root", root]);
+  });
 });

@@ -5,14 +5,14 @@
  * An answer is final; the agent reads it on its next call.
  */
 import type { Approval } from "../../ledger/approvals.ts";
-import { asPerson, fail, PersonError, type PersonTarget, printJson } from "./host.ts";
+import { asPerson, fail, PersonError, type PersonTarget, printJson, shown } from "./host.ts";
 
 const second = (at: string) => at.replace(/\.\d+Z$/, "Z");
 
 /** One approval in a line: id, status, task, the action and the agent's reason. */
 export function approvalLine(a: Approval): string {
-  const answer = a.status === "pending" ? "" : `  -> ${a.status}${a.note ? `: ${a.note}` : ""}`;
-  return `${a.approval_id}  ${a.status}  task ${a.task_id}${a.run_id ? ` run ${a.run_id}` : ""}  ${second(a.requested_at)}  ${a.action}${a.args_digest ? ` [${a.args_digest}]` : ""}  "${a.reason.split("\n")[0]!.slice(0, 120)}"${answer}`;
+  const answer = a.status === "pending" ? "" : `  -> ${a.status}${a.note ? `: ${shown(a.note.slice(0, 120))}` : ""}`;
+  return `${a.approval_id}  ${a.status}  task ${a.task_id}${a.run_id ? ` run ${a.run_id}` : ""}  ${second(a.requested_at)}  ${shown(a.action)}${a.args_digest ? ` [${a.args_digest}]` : ""}  "${shown(a.reason.slice(0, 120))}"${answer}`;
 }
 
 export function runApprovals(o: PersonTarget): Promise<number> {
@@ -56,7 +56,7 @@ export async function runAnswerApproval(o: PersonTarget & { verb: "approve" | "r
       printJson({ ok: true, root: s.where, approval });
       return 0;
     }
-    console.log(`${approval.approval_id} ${approval.status} (${approval.action}, task ${approval.task_id}): the agent reads it on its next call`);
+    console.log(`${approval.approval_id} ${approval.status} (${shown(approval.action)}, task ${approval.task_id}): the agent reads it on its next call`);
     return 0;
   });
 }

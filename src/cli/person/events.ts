@@ -4,7 +4,7 @@
  * line. With `--follow` it keeps waiting for new events until interrupted (Ctrl-C ends it, exit 0).
  */
 import type { RootEvent } from "../../root/events.ts";
-import { asPerson, fail, PersonError, type PersonTarget } from "./host.ts";
+import { asPerson, fail, PersonError, type PersonTarget, shown } from "./host.ts";
 
 const WAIT_MS = 20_000;
 
@@ -13,7 +13,7 @@ export function eventLine(e: RootEvent): string {
   const where = [e.task_id ? `task ${e.task_id}` : "", e.run_id ? `run ${e.run_id}${e.epoch ? `/${e.epoch}` : ""}` : ""].filter(Boolean).join(" ");
   const d = e.detail;
   const why = typeof d.reason === "string" ? d.reason : typeof d.waiting_for === "string" ? `waiting for ${d.waiting_for}` : typeof d.to === "string" ? `${String(d.from)} -> ${d.to}` : "";
-  return `${String(e.id).padStart(5)}  ${e.at.replace(/\.\d+Z$/, "Z")}  ${e.kind}${where ? `  ${where}` : ""}${why ? `  ${why.split("\n")[0]!.slice(0, 120)}` : ""}`;
+  return `${String(e.id).padStart(5)}  ${e.at.replace(/\.\d+Z$/, "Z")}  ${e.kind}${where ? `  ${where}` : ""}${why ? `  ${shown(why.slice(0, 120))}` : ""}`;
 }
 
 export async function runEvents(o: PersonTarget & { after?: string; kinds?: string; follow: boolean }): Promise<number> {

@@ -40,6 +40,19 @@ export interface PersonSession {
   call<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>): Promise<T>;
 }
 
+/**
+ * The agent's or the user's words as a terminal may show them: control characters (an escape
+ * sequence that would clear the screen or fake a line, a carriage return, a newline) and the
+ * bidirectional overrides that reorder what is read are written as escapes, never sent raw.
+ * @example shown("ok\u001b[2Japproved") === "ok\\x1b[2Japproved"
+ */
+export function shown(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const n = c.codePointAt(0)!;
+    return n < 0x100 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`;
+  });
+}
+
 /** Prints a failure as one line (and, with --json, as an object on stdout); exit 2. */
 export function fail(t: PersonTarget, verb: string, e: unknown): number {
   const message = e instanceof PersonError ? e.message : oneLine(e);

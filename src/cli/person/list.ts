@@ -7,7 +7,7 @@ import type { TaskSummary } from "../../core/ports.ts";
 import type { Run } from "../../ledger/run_record.ts";
 import type { Approval } from "../../ledger/approvals.ts";
 import { approvalLine } from "./approvals.ts";
-import { asPerson, type PersonTarget, printJson } from "./host.ts";
+import { asPerson, type PersonTarget, printJson, shown } from "./host.ts";
 
 /** Runs still waiting or working (not finished, cancelled, failed or refused). */
 const OPEN_RUN = new Set(["requested", "running", "parked"]);
@@ -30,11 +30,11 @@ export function runList(o: PersonTarget): Promise<number> {
     }
     const width = Math.max(...tasks.map((t) => t.status.length));
     for (const t of tasks) {
-      console.log(`${t.current ? "*" : " "} ${t.task_id}  ${t.status.padEnd(width)}  ${second(t.updated_at)}  ${t.description.split("\n")[0]}`);
+      console.log(`${t.current ? "*" : " "} ${t.task_id}  ${t.status.padEnd(width)}  ${second(t.updated_at)}  ${shown(t.description.split("\n")[0]!)}`);
     }
     if (open.length) {
       console.log(`open research runs (${open.length}):`);
-      for (const r of open) console.log(`  ${r.run_id}  ${r.status}${r.parked_for_user ? " (for the user: `longrun answer`)" : ""}  task ${r.task_id}  owner ${r.owner}  ${second(r.updated_at)}`);
+      for (const r of open) console.log(`  ${r.run_id}  ${r.status}${r.parked_for_user ? " (for the user: `longrun answer`)" : ""}  task ${r.task_id}  owner ${shown(r.owner)}  ${second(r.updated_at)}`);
     }
     if (approvals.length) {
       console.log(`approvals waiting for an answer (${approvals.length}; \`longrun approve\` or \`longrun reject\`):`);

@@ -7,7 +7,7 @@
 import type { MemoryHit } from "../../core/ports.ts";
 import { isTerminal } from "../../core/status.ts";
 import type { TaskState } from "../../core/task.ts";
-import { asPerson, fail, PersonError, type PersonTarget, printJson } from "./host.ts";
+import { asPerson, fail, PersonError, type PersonTarget, printJson, shown } from "./host.ts";
 
 /** What to do about an open task, by its status. */
 function wayOut(t: TaskState): string {
@@ -32,10 +32,10 @@ export async function runStart(o: PersonTarget & { description: string }): Promi
       return 0;
     }
     console.log(`started task ${task.task_id} in ${s.where}: ${task.status}, read-only, turn ${task.turn_index}`);
-    console.log(`  ${task.description.split("\n")[0]}`);
+    console.log(`  ${shown(task.description.split("\n")[0]!)}`);
     if (memories.length) {
       console.log(`related memory (${memories.length}):`);
-      for (const m of memories) console.log(`  ${m.id} ${m.title}`);
+      for (const m of memories) console.log(`  ${m.id} ${shown(m.title)}`);
     }
     console.log('writes wait for a grant: `longrun grant "reason"` (or /approve in Claude Code)');
     return 0;
