@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 from ._base_types import BudgetDimension, BudgetLimits, JSONObject, ReceiptKind, ReceiptStatus, RunStatus
+from ._approval_types import Approval
 from ._task_types import PendingInfo, Task, TaskBounds
 
 
@@ -160,7 +161,7 @@ class _TaskStatusBase(TypedDict):
     pending_checkpoint: Optional[PendingInfo]
     runs: List[RunSummary]
     #: The task's newest 20 approvals, pending and answered.
-    approvals: List["Approval"]
+    approvals: List[Approval]
 
 
 class TaskStatusResult(_TaskStatusBase, total=False):
@@ -174,42 +175,6 @@ class RunResult(TypedDict):
 
 
 HeartbeatStop = Optional[Literal["cancelled", "budget_exhausted", "deadline", "superseded"]]
-
-
-ApprovalStatus = Literal["pending", "approved", "rejected", "edited"]
-ApprovalDecision = Literal["approve", "reject", "edit"]
-
-
-class Approval(TypedDict):
-    """The agent's request before one action and the host's answer (``edited``: only ``edited_args``)."""
-
-    approval_id: str
-    task_id: str
-    run_id: Optional[str]
-    action: str
-    args_digest: Optional[str]
-    reason: str
-    status: ApprovalStatus
-    requested_by: str
-    requested_at: str
-    answered_by: Optional[str]
-    answered_at: Optional[str]
-    note: Optional[str]
-    edited_args: Optional[JSONObject]
-
-
-class ApprovalRequestResult(TypedDict):
-    approval: Approval
-    created: bool
-
-
-class ApprovalResult(TypedDict):
-    approval: Approval
-
-
-class ApprovalListResult(TypedDict):
-    task_id: Optional[str]
-    approvals: List[Approval]
 
 
 class RootEvent(TypedDict):

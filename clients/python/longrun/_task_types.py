@@ -1,17 +1,14 @@
 """The shapes of tasks, turns and the write lease, memory and ``system.describe``. Part of ``longrun.types``."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, TypedDict
+from typing import Dict, List, Optional, TypedDict
 
+from ._approval_types import Approval
 from ._base_types import AccessMode, BudgetLimits, JSONObject, LeaseEventKind, Side, TaskStatus
 
 
 # -- tasks --------------------------------------------------------------------------------------
 
-
-
-if TYPE_CHECKING:
-    from ._run_types import Approval
 
 class Lease(TypedDict):
     turn: int
@@ -199,7 +196,7 @@ class ResumeResult(TypedDict):
     #: The last checkpoint's data ({} when it carried none), None when the task has no checkpoint.
     data: Optional[JSONObject]
     #: The task's newest 20 approvals, with the host's answers.
-    approvals: List["Approval"]
+    approvals: List[Approval]
 
 
 class RecoverResult(TypedDict):

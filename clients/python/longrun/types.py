@@ -22,8 +22,10 @@ from ._task_types import (  # noqa: F401
 from ._history_types import (  # noqa: F401
     CheckpointEntry, CheckpointFull, CheckpointGetResult, CheckpointListResult, ForkResult,
 )
-from ._run_types import (  # noqa: F401
+from ._approval_types import (  # noqa: F401
     Approval, ApprovalDecision, ApprovalListResult, ApprovalRequestResult, ApprovalResult, ApprovalStatus,
+)
+from ._run_types import (  # noqa: F401
     Authorization, BudgetResult, BudgetStatus, ChargeResult, EventsReadResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
