@@ -42,6 +42,8 @@ export const LIMITS = {
   events_page: 500,
   /** The longest events.read waits for an event (`wait_ms`), in milliseconds: under the 30 s a client waits for an answer by default. */
   events_wait_ms: 25_000,
+  /** Events a root's log keeps (the oldest go first, at each retention pass of a running server). */
+  events_kept: 1_000_000,
   /** Approvals of one task waiting for the host's answer at once (approval.request). */
   approvals_pending: 100,
 } as const;

@@ -59,6 +59,16 @@ export class EventLog {
     this.#closed = true;
   }
 
+  /**
+   * Keeps the newest `keep` events (default `LIMITS.events_kept`) and removes the older ones: the
+   * log is bounded whatever the agent does (each `writes.request` is an event). Returns how many
+   * went. A reader whose `after` falls before what is kept reads on from the oldest kept.
+   */
+  async prune(keep: number = LIMITS.events_kept): Promise<number> {
+    const rs = await this.#db.write((tx) => tx.execute({ sql: "DELETE FROM events WHERE seq <= (SELECT MAX(seq) FROM events) - ?", args: [keep] }));
+    return rs.rowsAffected;
+  }
+
   /** The events after `after` (oldest first), up to `limit`; `last_id`: the newest id of the log. */
   async read(q: EventQuery = {}): Promise<{ events: RootEvent[]; last_id: number }> {
     const deadline = Date.now() + Math.min(q.wait_ms ?? 0, LIMITS.events_wait_ms);

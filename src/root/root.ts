@@ -318,7 +318,8 @@ export class Root {
    * Applies the root's retention rules (`.longrun/settings.json` `retention`) while it is open: a
    * first pass soon after the start, then one every `RETENTION_EVERY_MS`; each pass reads the
    * settings again (a rule added or removed applies at the next pass; an unreadable file forgets
-   * nothing) and forgets what a rule names (never a checkpoint or outcome). Closing stops it.
+   * nothing) and forgets what a rule names (never a checkpoint or outcome); each pass also bounds
+   * the event log (`LIMITS.events_kept`). Closing stops it.
    */
   keepRetention(pace: { firstMs?: number; everyMs?: number } = {}): void {
     if (this.#closed || this.#retaining) return;
@@ -327,6 +328,7 @@ export class Root {
       await this.#afterOrClose(pace.firstMs ?? ORPHAN_START_DELAY_MS);
       while (!this.#closed) {
         await this.applyRetention().catch(() => []);
+        await this.events.prune().catch(() => 0);
         await this.#afterOrClose(pace.everyMs ?? RETENTION_EVERY_MS);
       }
     };

@@ -2,7 +2,7 @@
  * The root's event log (events.read), local and on sqld under LONGRUN_TEST_STORE=sqld: one ordered
  * list of what happened to tasks and runs, written in the same transaction as each change; filters
  * by kind (a prefix ends in "."), task and run; a read with wait_ms answers as soon as an event
- * comes, or empty when the time is up; a refused call leaves no event.
+ * comes, or empty when the time is up; a refused call leaves no event; pruning bounds it.
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -68,6 +68,19 @@ describe("events.read", () => {
     await fx.ok("writes.request", { reason: "need to write" });
     const got = await waiting;
     assert.deepEqual(got.events.map((e: { kind: string }) => e.kind), ["lease.requested"]);
+  });
+
+  test("the log is bounded: pruning keeps the newest events, and a reader from an old id goes on from the oldest kept", async () => {
+    await fx.ok("task.start", { description: "t" });
+    for (let i = 0; i < 6; i++) await fx.ok("writes.request", { reason: `please ${i}` });
+    const before = (await fx.ok("events.read")).events;
+    assert.equal(before.length, 7);
+    assert.equal(await (await fx.root()).events.prune(3), 4);
+    const after = await fx.ok("events.read", { after: before[0].id });
+    assert.deepEqual(after.events.map((e: { id: number }) => e.id), before.slice(4).map((e: { id: number }) => e.id));
+    assert.equal(after.last_id, before.at(-1).id, "ids go on, never reused");
+    await fx.ok("writes.request", { reason: "one more" });
+    assert.equal((await fx.ok("events.read", { after: after.last_id })).events[0].id, before.at(-1).id + 1);
   });
 
   test("bad params are refused naming the field", async () => {
