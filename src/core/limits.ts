@@ -42,10 +42,14 @@ export const LIMITS = {
   events_page: 500,
   /** The longest events.read waits for an event (`wait_ms`), in milliseconds: under the 30 s a client waits for an answer by default. */
   events_wait_ms: 25_000,
+  /** events.read calls of one side waiting for an event (`wait_ms`) at once, per root. */
+  events_waiting: 16,
   /** Events a root's log keeps (the oldest go first, at each retention pass of a running server). */
   events_kept: 1_000_000,
   /** Approvals of one task waiting for the host's answer at once (approval.request). */
   approvals_pending: 100,
+  /** Approvals of the whole root waiting for the host's answer at once. */
+  approvals_pending_root: 1_000,
 } as const;
 
 /** Bodies longer than this (UTF-8 bytes) are kept under raw_data/, the index keeping a reference and a digest. */

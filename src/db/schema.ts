@@ -378,6 +378,10 @@ export const MIGRATIONS: Migration[] = [
         detail TEXT NOT NULL,
         at TEXT NOT NULL
       )`,
+      // the filters of events.read, each an index range (never a scan of the whole log)
+      `CREATE INDEX events_by_kind ON events(kind, seq)`,
+      `CREATE INDEX events_by_task ON events(task_id, seq) WHERE task_id IS NOT NULL`,
+      `CREATE INDEX events_by_run ON events(run_seq, seq) WHERE run_seq IS NOT NULL`,
       // every run event (granted, claimed, parked, woken, stale_owner, deadline, budget_exhausted, …) as run.<kind>
       `CREATE TRIGGER events_of_runs AFTER INSERT ON run_events BEGIN
         INSERT INTO events(kind, task_id, run_seq, epoch, detail, at)
@@ -407,7 +411,7 @@ export const MIGRATIONS: Migration[] = [
         WHEN json_valid(new.state) AND json_valid(old.state) AND json_extract(new.state, '$.lease_log[#-1]') IS NOT json_extract(old.state, '$.lease_log[#-1]')
       BEGIN
         INSERT INTO events(kind, task_id, detail, at)
-        VALUES ('lease.' || json_extract(new.state, '$.lease_log[#-1].event'), new.task_id, json_extract(new.state, '$.lease_log[#-1]'), new.updated_at);
+        VALUES ('lease.' || COALESCE(json_extract(new.state, '$.lease_log[#-1].event'), 'changed'), new.task_id, COALESCE(json_extract(new.state, '$.lease_log[#-1]'), '{}'), new.updated_at);
       END`,
     ],
   },

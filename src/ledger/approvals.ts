@@ -82,9 +82,13 @@ export class Approvals {
         const run = await tx.execute({ sql: "SELECT task_id FROM runs WHERE seq = ?", args: [runSeq] });
         if (!run.rows.length || String(run.rows[0]!.task_id) !== r.task_id) throw new NotFoundError("run", r.run_id!, " in the current task");
       }
-      const pending = Number((await tx.execute({ sql: "SELECT COUNT(*) AS n FROM approvals WHERE task_id = ? AND status = 'pending'", args: [r.task_id] })).rows[0]!.n);
-      if (pending >= LIMITS.approvals_pending) {
-        throw new LimitExceededError("pending approvals", LIMITS.approvals_pending, pending + 1, "items", "wait for the host to answer those it holds (approval.list)");
+      const counts = (await tx.execute({ sql: "SELECT COUNT(*) AS root, COALESCE(SUM(task_id = ?), 0) AS task FROM approvals WHERE status = 'pending'", args: [r.task_id] })).rows[0]!;
+      // bounded per task and per root: a flood (task after task) cannot bury a real request
+      if (Number(counts.task) >= LIMITS.approvals_pending) {
+        throw new LimitExceededError("pending approvals of the task", LIMITS.approvals_pending, Number(counts.task) + 1, "items", "wait for the host to answer those it holds (approval.list)");
+      }
+      if (Number(counts.root) >= LIMITS.approvals_pending_root) {
+        throw new LimitExceededError("pending approvals of the root", LIMITS.approvals_pending_root, Number(counts.root) + 1, "items", "wait for the host to answer those it holds (approval.list with all_tasks)");
       }
       const at = this.#clock.now().toISOString();
       const rs = await tx.execute({
@@ -121,6 +125,15 @@ export class Approvals {
     const rs = await this.#db.execute({ sql: "SELECT * FROM approvals WHERE seq = ?", args: [seq] });
     if (!rs.rows.length) throw new NotFoundError("approval", id, "; approval.list shows the approvals of a task");
     return toApproval(rs.rows[0]!);
+  }
+
+  /** How many approvals match (every task's with `taskId` undefined; `status` filters). */
+  async count(taskId: string | undefined, status?: ApprovalStatus): Promise<number> {
+    const rs = await this.#db.execute({
+      sql: `SELECT COUNT(*) AS n FROM approvals WHERE (? IS NULL OR task_id = ?) AND (? IS NULL OR status = ?)`,
+      args: [taskId ?? null, taskId ?? null, status ?? null, status ?? null],
+    });
+    return Number(rs.rows[0]!.n);
   }
 
   /** A task's approvals (every task's with `taskId` undefined), newest first; `status` filters. */

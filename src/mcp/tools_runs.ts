@@ -126,7 +126,7 @@ export const runTools: ToolDef[] = [
       all_tasks: "true for every task's approvals, e.g. true",
       status: 'Only these, e.g. "pending"',
     }),
-    output: shape({ task_id: nullable(STRING), approvals: ARRAY }),
+    output: shape({ task_id: nullable(STRING), approvals: ARRAY, total: INTEGER }),
     hints: READS,
     sets: RESEARCH,
   },

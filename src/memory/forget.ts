@@ -1,8 +1,9 @@
 /**
  * Forgetting and versions of memory records, inside one write transaction each.
  *
- * `forget` (the host's): a record's text leaves the index (its slice's FTS row), the row (title,
- * content, keywords and digest emptied) and its long body (the blob, removed after the commit);
+ * `forget` (the host's): a record's text, and every other version of it (`memory.update`'s chain),
+ * leaves the index (its slice's FTS row), the row (title, content, keywords and digest emptied)
+ * and its long body (the blob, removed after the commit);
  * what stays is its number and dedupe key in `memories` and a tombstone (when, by whom, why). So a
  * late write cannot bring it back: a save with its dedupe key inserts nothing (the key is taken),
  * and a replayed `memory.save` / `memory.update` answer kept under an idempotency key is rewritten
@@ -58,7 +59,9 @@ async function unindex(tx: Tx, seq: number, sliceSize: number): Promise<void> {
  * the blob refs to remove once the transaction has committed.
  */
 export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reason: string | null, sliceSize: number): Promise<{ result: ForgetResult; blobs: string[] }> {
-  const unique = [...new Set(ids)];
+  // a record's every version goes with it (memory.update's chain, both ways): an older version
+  // left readable by id would keep the very text the host asked to forget
+  const unique = await withVersions(tx, [...new Set(ids)]);
   const rows = [];
   for (const id of unique) {
     const r = await rowOf(tx, id);
@@ -85,6 +88,30 @@ export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reaso
     out.forgotten.push(id);
   }
   return { result: out, blobs };
+}
+
+/** `ids` and, after each, the other versions of its record (oldest first), each once; unknown ids stay as they are (rowOf names them). */
+async function withVersions(tx: Tx, ids: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const id of ids) {
+    const seq = parseMemoryId(id);
+    const chain = seq === null ? [] : (await tx.execute({
+      sql: `WITH RECURSIVE older(seq, n) AS (SELECT supersedes, 1 FROM memories WHERE seq = ? AND supersedes IS NOT NULL
+              UNION ALL SELECT m.supersedes, o.n + 1 FROM memories m JOIN older o ON m.seq = o.seq WHERE m.supersedes IS NOT NULL AND o.n < 10000),
+            newer(seq, n) AS (SELECT superseded_by, 1 FROM memories WHERE seq = ? AND superseded_by IS NOT NULL
+              UNION ALL SELECT m.superseded_by, w.n + 1 FROM memories m JOIN newer w ON m.seq = w.seq WHERE m.superseded_by IS NOT NULL AND w.n < 10000)
+            SELECT seq FROM older UNION SELECT seq FROM newer ORDER BY seq`,
+      args: [seq, seq],
+    })).rows.map((r) => memoryId(Number(r.seq)));
+    for (const x of [id, ...chain]) {
+      if (!seen.has(x)) {
+        seen.add(x);
+        out.push(x);
+      }
+    }
+  }
+  return out;
 }
 
 /** The old record of an update, checked: current (not forgotten, not replaced) and not a state record. */

@@ -17,6 +17,7 @@
  * an event after `after` exists or the time is up, and answers an empty page then.
  */
 import { RUN_ID } from "../core/ids.ts";
+import { LimitExceededError } from "../core/errors.ts";
 import { LIMITS } from "../core/limits.ts";
 import type { Database } from "../db/database.ts";
 
@@ -50,6 +51,8 @@ export class EventLog {
   readonly #db: Database;
   /** Set by the root's close: a waiting read answers at once. */
   #closed = false;
+  /** Reads waiting for an event now, by the caller's side. */
+  readonly #waiting = new Map<string, number>();
 
   constructor(db: Database) {
     this.#db = db;
@@ -70,12 +73,24 @@ export class EventLog {
   }
 
   /** The events after `after` (oldest first), up to `limit`; `last_id`: the newest id of the log. */
-  async read(q: EventQuery = {}): Promise<{ events: RootEvent[]; last_id: number }> {
+  async read(q: EventQuery = {}, side = "agent"): Promise<{ events: RootEvent[]; last_id: number }> {
     const deadline = Date.now() + Math.min(q.wait_ms ?? 0, LIMITS.events_wait_ms);
-    for (;;) {
-      const page = await this.#page(q);
-      if (page.events.length || this.#closed || Date.now() >= deadline) return page;
-      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - Date.now()))));
+    const first = await this.#page(q);
+    if (first.events.length || this.#closed || Date.now() >= deadline) return first;
+    // reads that wait are bounded per side: the agent's cannot use up the host's
+    const waiting = this.#waiting.get(side) ?? 0;
+    if (waiting >= LIMITS.events_waiting) {
+      throw new LimitExceededError("waiting events.read calls", LIMITS.events_waiting, waiting + 1, "items", "read without wait_ms, or wait for one of the reads already waiting to answer");
+    }
+    this.#waiting.set(side, waiting + 1);
+    try {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - Date.now()))));
+        const page = await this.#page(q);
+        if (page.events.length || this.#closed || Date.now() >= deadline) return page;
+      }
+    } finally {
+      this.#waiting.set(side, (this.#waiting.get(side) ?? 1) - 1);
     }
   }
 
@@ -94,8 +109,9 @@ export class EventLog {
       const one: string[] = [];
       for (const k of q.kinds) {
         if (k.endsWith(".")) {
-          one.push("substr(kind, 1, ?) = ?");
-          args.push(k.length, k);
+          // a prefix as an index range: "run." is every kind from "run." up to (not) "run/"
+          one.push("(kind >= ? AND kind < ?)");
+          args.push(k, k.slice(0, -1) + String.fromCharCode(k.charCodeAt(k.length - 1) + 1));
         } else {
           one.push("kind = ?");
           args.push(k);

@@ -69,8 +69,29 @@ describe("approvals", () => {
     const flood = await fx.fail("approval.request", { action: "one more", reason: "many" });
     assert.equal(flood.data.kind, "limit_exceeded");
     assert.match(flood.message, /approval\.list/);
-    assert.equal((await fx.ok("approval.list", { status: "pending" })).approvals.length, LIMITS.approvals_pending);
+    const listed = await fx.ok("approval.list", { status: "pending" });
+    assert.deepEqual([listed.approvals.length, listed.total], [LIMITS.approvals_pending, LIMITS.approvals_pending]);
     await fx.ok("task.finish", { summary: "done" });
     assert.equal((await fx.fail("approval.request", { action: "late", reason: "after the end" })).data.reason, "task_finished");
+  });
+
+  test("a flood task after task stops at the root's bound, and the host is told how many wait", async () => {
+    const perTask = LIMITS.approvals_pending;
+    const tasks = Math.ceil(LIMITS.approvals_pending_root / perTask);
+    const db = (await fx.root()).db;
+    for (let t = 0; t < tasks; t++) {
+      await fx.ok("task.start", { description: `flood ${t}` });
+      const taskId = (await fx.ok("task.status")).task.task_id;
+      // the first request of each task through the method; the rest straight into the table (the same rows, faster)
+      await fx.ok("approval.request", { action: "a0", reason: "flood" });
+      for (let i = 1; i < perTask; i++) {
+        await db.execute({ sql: "INSERT INTO approvals(task_id, action, reason, status, requested_by, requested_at) VALUES (?, ?, 'flood', 'pending', 'agent:test', ?)", args: [taskId, `a${i}`, new Date().toISOString()] });
+      }
+    }
+    await fx.ok("task.start", { description: "the real request" });
+    const refused = await fx.fail("approval.request", { action: "email.send", reason: "a real one" });
+    assert.deepEqual([refused.data.kind, refused.data.field], ["limit_exceeded", "pending approvals of the root"]);
+    const all = await fx.ok("approval.list", { all_tasks: true, status: "pending" }, "host");
+    assert.deepEqual([all.approvals.length, all.total], [100, LIMITS.approvals_pending_root]);
   });
 });

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { LIMITS } from "../../src/core/limits.ts";
 import { RpcFixture } from "./rpc.ts";
 
 describe("events.read", () => {
@@ -81,6 +82,21 @@ describe("events.read", () => {
     assert.equal(after.last_id, before.at(-1).id, "ids go on, never reused");
     await fx.ok("writes.request", { reason: "one more" });
     assert.equal((await fx.ok("events.read", { after: after.last_id })).events[0].id, before.at(-1).id + 1);
+  });
+
+  test("waiting reads are bounded per side: the agent's sixteen do not keep the host from waiting", async () => {
+    await fx.ok("task.start", { description: "t" });
+    const last = (await fx.ok("events.read")).last_id;
+    const waits = Array.from({ length: LIMITS.events_waiting }, () => fx.call("events.read", { after: last, wait_ms: 20_000 }));
+    await new Promise((r) => setTimeout(r, 150));
+    const refused = await fx.fail("events.read", { after: last, wait_ms: 20_000 });
+    assert.equal(refused.data.kind, "limit_exceeded");
+    assert.match(refused.message, /without wait_ms/);
+    assert.deepEqual((await fx.ok("events.read", { after: last })).events, [], "a read that does not wait is still answered");
+    const host = fx.call("events.read", { after: last, wait_ms: 20_000 }, "host");
+    await new Promise((r) => setTimeout(r, 150));
+    await fx.ok("writes.request", { reason: "wake them all" });
+    for (const w of [...waits, host]) assert.equal((await w).result.events[0].kind, "lease.requested");
   });
 
   test("bad params are refused naming the field", async () => {

@@ -84,6 +84,19 @@ describe("memory.forget", () => {
     assert.equal(again.data.kind, "transition_error");
     assert.match(again.message, new RegExp(`update ${upd.id}`));
   });
+
+  test("forgetting one version forgets every version of the record: none stays readable by id", async () => {
+    const s = serve();
+    await s.result("task.start", { description: "versions" });
+    const v1 = await s.result("memory.save", { type: "note", title: "address", content: "lives at 12 zanzibar road" });
+    const v2 = await s.result("memory.update", { id: v1.id, content: "lives at 14 zanzibar road" });
+    const v3 = await s.result("memory.update", { id: v2.id, content: "lives at 16 zanzibar road" });
+    const other = await s.result("memory.save", { type: "note", title: "unrelated", content: "zanzibar is an island" });
+    const out = await s.result("memory.forget", { ids: [v2.id], reason: "the user asked" });
+    assert.deepEqual([...out.forgotten].sort(), [v1.id, v2.id, v3.id].sort());
+    for (const id of [v1.id, v2.id, v3.id]) assert.equal((await s.error("memory.get", { id })).data.kind, "not_found", id);
+    assert.deepEqual((await s.result("memory.search", { query: "zanzibar" })).hits.map((h: { id: string }) => h.id), [other.id]);
+  });
 });
 
 describe("memory.forget is the host's", () => {

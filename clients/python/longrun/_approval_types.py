@@ -38,4 +38,6 @@ class ApprovalResult(TypedDict):
 
 class ApprovalListResult(TypedDict):
     task_id: Optional[str]
+    #: The newest 100 that match, newest first; ``total``: how many match.
     approvals: List[Approval]
+    total: int

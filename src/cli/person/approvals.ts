@@ -17,9 +17,9 @@ export function approvalLine(a: Approval): string {
 
 export function runApprovals(o: PersonTarget): Promise<number> {
   return asPerson("approvals", o, false, async (s) => {
-    const { approvals } = await s.call<{ approvals: Approval[] }>("approval.list", { all_tasks: true, status: "pending" });
+    const { approvals, total } = await s.call<{ approvals: Approval[]; total: number }>("approval.list", { all_tasks: true, status: "pending" });
     if (o.json) {
-      printJson({ ok: true, root: s.where, approvals });
+      printJson({ ok: true, root: s.where, approvals, total });
       return 0;
     }
     if (!approvals.length) {
@@ -27,6 +27,7 @@ export function runApprovals(o: PersonTarget): Promise<number> {
       return 0;
     }
     for (const a of approvals) console.log(approvalLine(a));
+    if (total > approvals.length) console.log(`(the newest ${approvals.length} of ${total} waiting; answer these and run it again for the rest)`);
     console.log('answer with `longrun approve A_… ["note"]` or `longrun reject A_… "why"`');
     return 0;
   });

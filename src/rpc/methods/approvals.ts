@@ -47,13 +47,13 @@ export const approvalMethods = [
   method({
     name: "approval.list",
     side: "agent",
-    summary: "The approvals of the current task (or task_id, or every task with all_tasks), newest first; status filters (pending: what waits for the host)",
+    summary: "The approvals of the current task (or task_id, or every task with all_tasks), newest first, the newest 100; total: how many match; status filters (pending: what waits for the host)",
     params: L.approvalList,
     lane: "read",
     readOnly: true,
     handler: async ({ root }, p) => {
       const taskId = p.all_tasks ? undefined : (p.task_id ?? (await currentTaskId(root)));
-      return { task_id: taskId ?? null, approvals: await root.approvals.list(taskId, p.status) };
+      return { task_id: taskId ?? null, approvals: await root.approvals.list(taskId, p.status), total: await root.approvals.count(taskId, p.status) };
     },
   }),
 ];

@@ -11,6 +11,6 @@ export const eventMethods = [
     params: L.eventsRead,
     lane: "read",
     readOnly: true,
-    handler: ({ root }, p) => root.events.read(p),
+    handler: ({ root, caller }, p) => root.events.read(p, caller.side),
   }),
 ];
