@@ -67,15 +67,16 @@ export class Approvals {
   }
 
   /**
-   * Records a request, or returns the one this task already holds for the same action and
+   * Records a request, or returns the one this task already holds for the same run, action and
    * digest (pending or answered: asking again never reopens an answer), `created` saying which.
    */
   async request(r: ApprovalRequest): Promise<{ approval: Approval; created: boolean }> {
     const runSeq = r.run_id === undefined ? null : seqOf(RUN_ID, r.run_id, "run");
     return this.#db.write(async (tx) => {
+      // one approval per task, run, action and digest: an answer given for one run is not another's
       const same = await tx.execute({
-        sql: "SELECT * FROM approvals WHERE task_id = ? AND action = ? AND args_digest IS ? ORDER BY seq DESC LIMIT 1",
-        args: [r.task_id, r.action, r.args_digest ?? null],
+        sql: "SELECT * FROM approvals WHERE task_id = ? AND run_seq IS ? AND action = ? AND args_digest IS ? ORDER BY seq DESC LIMIT 1",
+        args: [r.task_id, runSeq, r.action, r.args_digest ?? null],
       });
       if (same.rows.length) return { approval: toApproval(same.rows[0]!), created: false };
       if (runSeq !== null) {

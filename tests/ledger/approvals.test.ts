@@ -56,6 +56,10 @@ describe("approvals", () => {
     const other = await fx.ok("approval.request", { action: "rm -rf build", args_digest: "d2", reason: "other args" });
     assert.equal(other.created, true);
     assert.notEqual(other.approval.approval_id, a.approval_id);
+    // under a run, the same action and digest is a request of its own: the task-level answer is not the run's
+    const run = (await fx.ok("run.start", { owner: "w1" })).run;
+    const inRun = await fx.ok("approval.request", { action: "rm -rf build", args_digest: "d1", reason: "in the run", run_id: run.run_id });
+    assert.deepEqual([inRun.created, inRun.approval.status, inRun.approval.run_id], [true, "pending", run.run_id]);
   });
 
   test("bad input and a flood are refused, naming what to do; nothing is written", async () => {
