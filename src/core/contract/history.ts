@@ -12,7 +12,7 @@ import type { MemoryRecord } from "../ports.ts";
 import { isTerminal, type TaskStatus } from "../status.ts";
 import { newTaskState, type TaskState } from "../task.ts";
 import { commit, type ContractContext, setStatus } from "./context.ts";
-import { leaveCurrent } from "./start.ts";
+import { freeTaskId, leaveCurrent } from "./start.ts";
 
 /** One line of a task's checkpoint list. */
 export interface CheckpointEntry {
@@ -97,11 +97,7 @@ export async function forkTask(c: ContractContext, checkpointId: string, descrip
     const existing = await tx.load();
     const now = c.now();
     const at = now.toISOString();
-    let taskId = c.d.ids.taskId(now);
-    for (let draw = 1; (await tx.loadTask(taskId)) !== null; draw++) {
-      if (draw >= 16) throw new ConflictError(`Task not forked: no free task id could be drawn for ${at}; retry`, { reason: "task_id_taken" });
-      taskId = c.d.ids.taskId(now);
-    }
+    const taskId = await freeTaskId(c, tx, now, "forked");
     const reason = `forked from task ${machine.task_id} at checkpoint ${checkpointId} (memory ${record.id})`;
     const state = newTaskState(
       {

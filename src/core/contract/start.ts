@@ -36,13 +36,7 @@ export async function startTask(c: ContractContext, description: string, keyword
     const existing = await tx.load();
     const now = c.now();
     const at = now.toISOString();
-    // a task id is the time to the second and 16 random bits: one already taken in this root is
-    // drawn again here, under the write lock, so no task is ever overwritten by a new one
-    let taskId = c.d.ids.taskId(now);
-    for (let draw = 1; (await tx.loadTask(taskId)) !== null; draw++) {
-      if (draw >= 16) throw new ConflictError(`Task not started: no free task id could be drawn for ${at}; retry`, { reason: "task_id_taken" });
-      taskId = c.d.ids.taskId(now);
-    }
+    const taskId = await freeTaskId(c, tx, now, "started");
     const state = newTaskState(
       {
         task_id: taskId,
@@ -59,6 +53,19 @@ export async function startTask(c: ContractContext, description: string, keyword
     await commit(tx, previous, state, now);
     return { task: state, memories: found.hits, previous_task: existing && !isTerminal(existing.status) ? existing.task_id : null };
   });
+}
+
+/**
+ * A task id not yet in this root. An id is the time to the second and 16 random bits: one already
+ * taken is drawn again here, under the write lock, so no task is ever overwritten by a new one.
+ */
+export async function freeTaskId(c: ContractContext, tx: StateTx, now: Date, what: "started" | "forked"): Promise<string> {
+  let taskId = c.d.ids.taskId(now);
+  for (let draw = 1; (await tx.loadTask(taskId)) !== null; draw++) {
+    if (draw >= 16) throw new ConflictError(`Task not ${what}: no free task id could be drawn for ${now.toISOString()}; retry`, { reason: "task_id_taken" });
+    taskId = c.d.ids.taskId(now);
+  }
+  return taskId;
 }
 
 /** The current task stops being current: its lease ends (the turn ends for it); it keeps its status. */
