@@ -115,6 +115,9 @@ RUN_METHODS: Tuple[M, ...] = (
     M("continue_run", "run.continue", "RunContinueResult", "parent_run_id owner budget tools sources send scope reason",
       "A new run continuing ``parent_run_id``: permissions narrowed or kept, an explicit budget, the parent's unknowns as open items.\n"
       "From the agent side it is ``requested`` until the host grants it."),
+    M("start_child_run", "run.child", "RunResult", "run_id epoch owner budget tools sources send scope owner_ttl_seconds reason",
+      "A child of the running run ``run_id`` (fenced by its ``epoch``): a slice of its budget (a limit for every dimension\n"
+      "the parent limits, at most what it has left, reserved while the child is open) and its grant or less; runs at once."),
     M("grant_run", "run.grant", "RunResult", "run_id reason tools sources send scope budget deadline",
       "Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."),
     M("refuse_run", "run.refuse", "RunResult", "run_id reason",

@@ -38,6 +38,12 @@ export const LIMITS = {
   checkpoints_page: 100,
   /** How far ahead a parked run's `wake_at` may be, in days. */
   wake_at_days: 366,
+  /** Open child runs one run may have at once (run.child). */
+  child_runs_per_run: 100,
+  /** Open child runs in one task, at every level. */
+  child_runs_per_task: 1000,
+  /** Levels of child runs under a top-level run (a child's child is level 2). */
+  child_depth: 4,
   /** Events in one page of events.read. */
   events_page: 500,
   /** The longest events.read waits for an event (`wait_ms`), in milliseconds: under the 30 s a client waits for an answer by default. */

@@ -452,6 +452,14 @@ export const MIGRATIONS: Migration[] = [
       END`,
     ],
   },
+  {
+    version: 16,
+    name: "child runs: a run started by a running run (src/ledger/children.ts), with a slice of its budget and a subset of its grant",
+    sql: [
+      `ALTER TABLE runs ADD COLUMN child_of INTEGER REFERENCES runs(seq)`,
+      `CREATE INDEX runs_by_child_of ON runs(child_of, seq)`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

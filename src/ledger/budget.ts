@@ -2,10 +2,11 @@
  * A run's spending (seed 003, section 8). Charges are recorded always, past a limit too, of known
  * or unknown amount; an unknown one counts as unknown, never zero, until budget.reconcile fills in
  * what it left unknown. A run's budget status is the pure rule (core/run_rules/budget.ts) over its
- * own charges and the unreconciled unknown charges of earlier runs of its chain.
+ * own charges and the unreconciled unknown charges of earlier runs of its chain, with its child
+ * runs rolled up (their spend is its spend; an open child's unspent slice is reserved).
  */
 import type { Tx as Transaction } from "../db/database.ts";
-import { type Amounts, type BudgetDimension, type BudgetLimits, type BudgetStatus as PureBudgetStatus, budgetStatus, type Charge, unknownDimensions } from "../core/run_rules/budget.ts";
+import { type Amounts, BUDGET_DIMENSIONS, type BudgetDimension, type BudgetLimits, type BudgetStatus as PureBudgetStatus, budgetStatus, type Charge, unknownDimensions } from "../core/run_rules/budget.ts";
 import { invalidParams } from "../core/rpc_error.ts";
 import { BudgetExhaustedError, ConflictError, NotFoundError } from "../core/errors.ts";
 import { addEvent, ANCESTRY, CHARGE_ID, fence, json, type LedgerDeps, now, type Row, RUN_ID, seqOf } from "./common.ts";
@@ -40,7 +41,7 @@ function unknownOf(r: Row): boolean | BudgetDimension[] {
 export function noEffects(runId: string, status: BudgetStatus): BudgetExhaustedError {
   const why = status.exhausted
     ? `has reached its budget (${status.exhausted_by.join(", ")})`
-    : `has ${status.unknown_charges + status.inherited_unknown_charges} charge(s) of unknown amount${status.inherited_unknown_charges ? ` (${status.inherited_unknown_charges} in an earlier run of its chain)` : ""} and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
+    : `has ${status.unknown_charges + status.inherited_unknown_charges} charge(s) of unknown amount${status.inherited_unknown_charges ? ` (${status.inherited_unknown_charges} in an earlier run of its chain)` : ""}${status.uncertain_children ? ` and ${status.uncertain_children} child run(s) with some` : ""} and no unknown_ceiling for ${status.uncertain.join(", ")}, so what is left is not known`;
   const ids = [...status.unknown_charge_ids, ...status.inherited_unknown.map((c) => `${c.charge_id} on earlier run ${c.run_id}`)];
   const next = status.exhausted
     ? "continue in a new run with its own budget if the user wants more"
@@ -76,9 +77,32 @@ export class Budgets {
     const inherited = await this.inheritedCharges(runSeq, tx);
     // an earlier run's unknown adds nothing to this run's spend; what it left unknown stays unknown here
     const carried = inherited.map((c): Charge => ({ amounts: {}, unknown: c.unknown, inherited: true }));
-    const status = budgetStatus(limits, [...(await this.#charges(runSeq, tx)), ...carried], { started_at: startedAt, now: this.d.clock.now() });
+    const children = await this.#children(runSeq, tx);
+    const status = budgetStatus(limits, [...(await this.#charges(runSeq, tx)), ...carried, ...children], { started_at: startedAt, now: this.d.clock.now() });
     const ids = await (tx ?? this.d.db).execute({ sql: "SELECT seq FROM charges WHERE run_seq = ? AND unknown = 1 AND reconciled_at IS NULL ORDER BY seq", args: [runSeq] });
     return { ...status, unknown_charge_ids: ids.rows.map((r) => CHARGE_ID.format(Number(r.seq))), inherited_unknown: inherited };
+  }
+
+  /**
+   * A run's child runs as charges: what each spent, and beyond it what counts toward the parent's
+   * limits (an open child's whole slice, or its spend where that is more; an ended one's unknown
+   * charges at their ceiling); a child whose spend is uncertain leaves those dimensions uncertain.
+   */
+  async #children(runSeq: number, tx: Transaction | null): Promise<Charge[]> {
+    const rs = await (tx ?? this.d.db).execute({ sql: "SELECT seq, status, budget_limits, created_at FROM runs WHERE child_of = ? ORDER BY seq", args: [runSeq] });
+    const out: Charge[] = [];
+    for (const r of rs.rows) {
+      const limits = json<BudgetLimits>(r.budget_limits, {});
+      const s = await this.status(Number(r.seq), limits, tx, String(r.created_at));
+      const open = r.status === "running" || r.status === "parked";
+      const reserved: Amounts = {};
+      for (const d of BUDGET_DIMENSIONS) {
+        const held = open && limits[d] !== undefined ? Math.max(limits[d]!, s.effective[d]) : s.effective[d];
+        if (held > s.spent[d]) reserved[d] = held - s.spent[d];
+      }
+      out.push({ amounts: s.spent, unknown: s.uncertain.length ? s.uncertain : false, child: true, reserved });
+    }
+    return out;
   }
 
   /** The charges of unknown amount, not reconciled, in the earlier runs of a run's chain. */

@@ -3,7 +3,7 @@
  * concept a file. A task's terms (terms.ts); runs, their recovery and continuation (runs.ts), as
  * stored (run_record.ts); what happens to a run once begun (lifecycle.ts); the host's grants
  * (grants.ts); effects and their receipts (receipts.ts); spending (budget.ts); the owner's
- * heartbeat (liveness.ts) and what a running process does on time (waker.ts). The parts share one
+ * heartbeat (liveness.ts), child runs (children.ts) and what a running process does on time (waker.ts). The parts share one
  * database, blob store and clock, and every run write is fenced by the run's epoch (common.ts).
  * What a run delivers (adjustments, artifacts, context) is the other face, deliverables.ts.
  */
@@ -13,6 +13,7 @@ import type { LedgerDeps } from "./common.ts";
 import { type BudgetStatus, Budgets } from "./budget.ts";
 import { type GrantInput, Grants } from "./grants.ts";
 import { Lifecycle, type RunCheckpoint } from "./lifecycle.ts";
+import { type ChildRunInput, Children } from "./children.ts";
 import { type BeginInput, type OpenItem, type Receipt, Receipts, type SettleInput } from "./receipts.ts";
 import type { Run } from "./run_record.ts";
 import { type ClaimBy, type ContinueRunInput, Runs, type RunSummary, type StartRunInput } from "./runs.ts";
@@ -29,6 +30,7 @@ export class RunLedger {
   readonly #receipts: Receipts;
   readonly #budgets: Budgets;
   readonly #liveness: Liveness;
+  readonly #children: Children;
   readonly #d: LedgerDeps;
   #waker: RunWaker | null = null;
 
@@ -41,6 +43,7 @@ export class RunLedger {
     this.#lifecycle = new Lifecycle(d);
     this.#grants = new Grants(d);
     this.#liveness = new Liveness(d, this.#budgets);
+    this.#children = new Children(d, this.#budgets);
   }
 
   /**
@@ -104,6 +107,11 @@ export class RunLedger {
   }
   continueRun(parentId: string, input: ContinueRunInput): Promise<{ run: Run; open_items: OpenItem[] }> {
     return this.#runs.continueRun(parentId, input);
+  }
+
+  // child runs (children.ts)
+  async child(parentId: string, epoch: number, input: ChildRunInput): Promise<Run> {
+    return this.#due(await this.#children.start(parentId, epoch, input));
   }
 
   // a begun run's lifecycle (lifecycle.ts)

@@ -6,7 +6,8 @@
  * Each step is fenced by the run's epoch (the host may wake and cancel without one) and recorded
  * as an event.
  */
-import { UnauthorizedError } from "../core/errors.ts";
+import type { Tx as Transaction } from "../db/database.ts";
+import { ConflictError, UnauthorizedError } from "../core/errors.ts";
 import { addEvent, fence, json, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import { type HostAnswer, requireStatus, readRun, type Run, runRow, type RunStatus } from "./run_record.ts";
 
@@ -39,7 +40,8 @@ export class Lifecycle {
     set: { status?: RunStatus; parked_on?: string | null; parked_for_user?: boolean; wake_at?: string | null; beat?: boolean; answer?: string; outcome?: string; gaps?: string[]; ended?: boolean },
     event: string,
     detail: Record<string, unknown>,
-    check?: (run: Row) => void,
+    check?: (run: Row, tx: Transaction) => void | Promise<void>,
+    then?: (tx: Transaction, run: Row, at: string) => Promise<void>,
   ): Promise<Run> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = now(this.d);
@@ -47,7 +49,7 @@ export class Lifecycle {
       if (epoch !== null) await fence(tx, seq, epoch, at);
       const run = await runRow(this.d, tx, seq);
       requireStatus(run, allowed, doing);
-      check?.(run);
+      await check?.(run, tx);
       await tx.execute({
         sql: `UPDATE runs SET status = COALESCE(?, status), parked_on = ?, parked_for_user = COALESCE(?, parked_for_user), wake_at = ?, beat_at = COALESCE(?, beat_at), answer = COALESCE(?, answer),
               outcome = COALESCE(?, outcome), gaps = COALESCE(?, gaps),
@@ -68,6 +70,7 @@ export class Lifecycle {
         ],
       });
       await addEvent(tx, seq, Number(run.epoch), event, detail, at);
+      await then?.(tx, run, at);
     });
     return await readRun(this.d, seq);
   }
@@ -104,12 +107,31 @@ export class Lifecycle {
 
   /** The user stops the whole run. The host may cancel without an epoch; an agent must carry its epoch. */
   cancel(runId: string, epoch: number | null, reason: string, by: string): Promise<Run> {
-    return this.#step(runId, epoch, ["running", "parked", "requested"], "be cancelled", { status: "cancelled", parked_on: null, wake_at: null, ended: true }, "cancelled", { reason, by });
+    return this.#step(runId, epoch, ["running", "parked", "requested"], "be cancelled", { status: "cancelled", parked_on: null, wake_at: null, ended: true }, "cancelled", { reason, by }, undefined, async (tx, run, at) => {
+      // the stop reaches the run's open child runs (and theirs): each cancelled, with why
+      const open = await tx.execute({
+        sql: `WITH RECURSIVE down(seq) AS (SELECT seq FROM runs WHERE child_of = ? UNION ALL SELECT r.seq FROM runs r JOIN down ON r.child_of = down.seq)
+              UPDATE runs SET status = 'cancelled', parked_on = NULL, wake_at = NULL, ended_at = ?, updated_at = ?
+              WHERE seq IN (SELECT seq FROM down) AND status IN ('running', 'parked') RETURNING seq, epoch`,
+        args: [Number(run.seq), at, at],
+      });
+      for (const c of open.rows) await addEvent(tx, Number(c.seq), Number(c.epoch), "cancelled", { reason: `parent run ${runId} was cancelled: ${reason}`, by }, at);
+    });
   }
 
   /** The end of a run: its outcome and the gaps that remain open. A normal end never closes them. */
   finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
-    return this.#step(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, wake_at: null, ended: true }, status, { outcome, gaps });
+    return this.#step(runId, epoch, ["running", "parked"], "finish", { status, outcome, gaps, parked_on: null, wake_at: null, ended: true }, status, { outcome, gaps }, async (run, tx) => {
+      const open = await tx.execute({ sql: "SELECT seq FROM runs WHERE child_of = ? AND status IN ('running', 'parked') ORDER BY seq", args: [Number(run.seq)] });
+      if (open.rows.length) {
+        const ids = open.rows.map((r) => RUN_ID.format(Number(r.seq)));
+        throw new ConflictError(`Refused: run ${runId} has open child runs (${ids.join(", ")}); finish or cancel them first, or cancel this run (which cancels them)`, {
+          reason: "children_open",
+          run_id: runId,
+          children: ids,
+        });
+      }
+    });
   }
 
   /** A run's own working summary: what is settled and what is open (recovery reads the newest). */

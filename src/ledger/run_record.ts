@@ -56,6 +56,8 @@ export interface Run extends Liveness {
   run_id: string;
   task_id: string;
   parent_run_id: string | null;
+  /** The run that started this one as its child (run.child), null for a top-level run. */
+  child_of: string | null;
   status: RunStatus;
   owner: string;
   epoch: number;
@@ -85,6 +87,7 @@ export function toRun(r: Row, now: Date): Run {
     run_id: RUN_ID.format(Number(r.seq)),
     task_id: String(r.task_id),
     parent_run_id: r.parent_seq === null ? null : RUN_ID.format(Number(r.parent_seq)),
+    child_of: r.child_of === null || r.child_of === undefined ? null : RUN_ID.format(Number(r.child_of)),
     status,
     owner: String(r.owner),
     epoch: Number(r.epoch),

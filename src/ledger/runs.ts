@@ -24,8 +24,8 @@ import { type TaskTerms, type Terms, termsMissing } from "./terms.ts";
 
 export type RunSummary = Run & { budget: BudgetStatus; open_items: number; checkpoint: RunCheckpoint | null };
 
-/** A continuation's authorization: the parent's, narrowed where asked; anything wider is refused. */
-function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentId: string): Authorization {
+/** A continuation's (or child's) authorization: the parent's, narrowed where asked; anything wider is refused. */
+export function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentId: string, what = "a continuation"): Authorization {
   const out: Authorization = { ...parent };
   for (const k of ["tools", "sources", "send", "scope"] as const) {
     const want = narrow[k];
@@ -33,7 +33,7 @@ function narrowed(parent: Authorization, narrow: Partial<Authorization>, parentI
     const wider = widerItems(parent[k], want);
     if (wider.length) {
       throw new UnauthorizedError(
-        `Refused: a continuation may narrow run ${parentId}'s ${k}, never widen them: ${wider.map((x) => JSON.stringify(x)).join(", ")} ` +
+        `Refused: ${what} may narrow run ${parentId}'s ${k}, never widen them: ${wider.map((x) => JSON.stringify(x)).join(", ")} ` +
           `${wider.length === 1 ? "is" : "are"} not in ${parent[k].join(", ") || "nothing"}; start a new task for new permissions`,
         { field: k, wider, allowed: parent[k] },
       );
@@ -164,7 +164,8 @@ export class Runs {
     }
     // terms task.start meant to write and never did: no run until they are on the task (termsFor)
     if ((await this.terms.intentsFor(tx, taskId)).length) throw termsMissing(taskId);
-    const active = await tx.execute({ sql: "SELECT seq, status, owner, epoch FROM runs WHERE task_id = ? AND status IN ('running', 'parked') ORDER BY seq LIMIT 1", args: [taskId] });
+    // top-level runs only: a child run (children.ts) works inside its parent's grant and budget
+    const active = await tx.execute({ sql: "SELECT seq, status, owner, epoch FROM runs WHERE task_id = ? AND status IN ('running', 'parked') AND child_of IS NULL ORDER BY seq LIMIT 1", args: [taskId] });
     const r = active.rows[0];
     if (r) {
       const id = RUN_ID.format(Number(r.seq));
@@ -204,6 +205,23 @@ export class Runs {
       counts[r.status] = (counts[r.status] ?? 0) + 1;
       byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
     }
+    // its child runs: who, how far, what they spent and what their receipts say (rolled up in budget)
+    const children = [];
+    for (const c of (await this.d.db.execute({ sql: "SELECT * FROM runs WHERE child_of = ? ORDER BY seq", args: [seq] })).rows) {
+      const child = toRun(c, this.d.clock.now());
+      const counts = await this.d.db.execute({ sql: "SELECT status, COUNT(*) AS n FROM receipts WHERE run_seq = ? GROUP BY status", args: [Number(c.seq)] });
+      const s = await this.budgets.status(Number(c.seq), child.budget_limits, null, child.created_at);
+      children.push({
+        run_id: child.run_id,
+        status: child.status,
+        owner: child.owner,
+        stale_owner: child.stale_owner,
+        budget_limits: child.budget_limits,
+        spent: s.spent,
+        uncertain: s.uncertain,
+        receipt_counts: Object.fromEntries(["begun", "completed", "failed", "unknown"].map((k) => [k, Number(counts.rows.find((r) => r.status === k)?.n ?? 0)])),
+      });
+    }
     const events = (await this.d.db.execute({ sql: "SELECT * FROM run_events WHERE run_seq = ? ORDER BY seq DESC LIMIT 50", args: [seq] })).rows
       .map((e) => ({ kind: String(e.kind), epoch: Number(e.epoch), detail: json<Record<string, unknown>>(e.detail, {}), at: String(e.at) }))
       .reverse();
@@ -219,6 +237,7 @@ export class Runs {
       unknown_receipts: receipts.filter((r) => r.status === "unknown"),
       open_items: await this.receipts.openItems(seq),
       checkpoint: await latestCheckpoint(this.d, seq),
+      children,
       events,
     };
   }

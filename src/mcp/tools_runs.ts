@@ -84,6 +84,27 @@ export const runTools: ToolDef[] = [
     sets: RESEARCH,
   },
   {
+    name: "run_child",
+    method: "run.child",
+    description:
+      "Start a child run of your running run for a sub-agent's work: its own id, owner and receipts, a slice of your budget (a limit for each dimension yours limits, at most what you have left) and your tools, sources and send or fewer. It runs at once; its spend counts in yours; you cannot finish while it is open.",
+    input: pickParams(L.runChild, {
+      run_id: 'Your run, the parent, e.g. "R_0001"',
+      epoch,
+      owner: 'Who runs the child, e.g. "subagent-1"',
+      budget: budgetParam("Its slice of your budget"),
+      tools: strings("Tools it may use (yours or fewer)", '["web_search"]'),
+      sources: strings("Sources it may consult (yours or fewer)", '["https://arxiv.org/abs/2401.01234"]'),
+      send: strings("Providers it may send data to (yours or fewer)", '["openai"]'),
+      scope: strings("What it covers (yours or less)", '["2020-2025 papers"]'),
+      owner_ttl_seconds: ownerTtl,
+      reason: 'What the child is for, e.g. "survey the 2024 papers"',
+    }),
+    output: shape({ run: RUN }),
+    hints: ADDS,
+    sets: RESEARCH,
+  },
+  {
     name: "run_heartbeat",
     method: "run.heartbeat",
     description:

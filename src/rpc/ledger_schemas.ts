@@ -92,6 +92,19 @@ export const L = {
     scope: v.optional(stringList()),
     reason: v.optional(shortText()),
   }),
+  // a child of a running run (its owner, fenced by the parent's epoch): a slice of its budget, a subset of its grant
+  runChild: params({
+    run_id: runId,
+    epoch,
+    owner: shortText(),
+    budget,
+    tools: v.optional(stringList()),
+    sources: v.optional(stringList()),
+    send: v.optional(stringList()),
+    scope: v.optional(stringList()),
+    owner_ttl_seconds: ownerTtl,
+    reason: v.optional(shortText()),
+  }),
   // the host's decision on a requested run: as asked (lists and budget omitted) or narrowed
   runGrant: params({
     run_id: runId,

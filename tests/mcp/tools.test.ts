@@ -109,6 +109,9 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     const read = await ok("context_read", { ref: ctx.ref, offset: 0, length: 5, run_id: run.run_id });
     assert.equal(read.text, "hello");
     assert.equal((await ok("run_heartbeat", { run_id: run.run_id, epoch: 2 })).stop, null, "the owner's beat: go on");
+    const child = (await ok("run_child", { run_id: run.run_id, epoch: 2, owner: "sub-1", budget: { requests: 5, input_tokens: 1000, cost: 0.5 }, reason: "one sub-agent" })).run;
+    assert.equal(child.child_of, run.run_id);
+    await ok("run_finish", { run_id: child.run_id, epoch: 1, outcome: "its part done" });
     const asked = (await ok("approval_request", { action: "email.send", args_digest: "sha256:ab12", reason: "send the summary", run_id: run.run_id })).approval;
     assert.equal((await ok("approval_list", { status: "pending" })).approvals.length, 1);
     await hostSide().result("approval.answer", { approval_id: asked.approval_id, decision: "reject", note: "not yet" });

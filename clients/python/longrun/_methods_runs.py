@@ -96,6 +96,12 @@ class RunMethods:
         """
         return cast(RunContinueResult, self._request("run.continue", clean({"parent_run_id": parent_run_id, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "send": send, "scope": scope, "reason": reason})))
 
+    def start_child_run(self, run_id: str, epoch: int, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, owner_ttl_seconds: Optional[int] = None, reason: Optional[str] = None) -> RunResult:
+        """A child of the running run ``run_id`` (fenced by its ``epoch``): a slice of its budget (a limit for every dimension
+        the parent limits, at most what it has left, reserved while the child is open) and its grant or less; runs at once.
+        """
+        return cast(RunResult, self._request("run.child", clean({"run_id": run_id, "epoch": epoch, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "send": send, "scope": scope, "owner_ttl_seconds": owner_ttl_seconds, "reason": reason})))
+
     def grant_run(self, run_id: str, reason: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, deadline: Optional[str] = None) -> RunResult:
         """Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."""
         return cast(RunResult, self._request("run.grant", clean({"run_id": run_id, "reason": reason, "tools": tools, "sources": sources, "send": send, "scope": scope, "budget": budget, "deadline": deadline})))
@@ -222,6 +228,12 @@ class AsyncRunMethods:
         From the agent side it is ``requested`` until the host grants it.
         """
         return cast(RunContinueResult, await self._request("run.continue", clean({"parent_run_id": parent_run_id, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "send": send, "scope": scope, "reason": reason})))
+
+    async def start_child_run(self, run_id: str, epoch: int, owner: str, budget: BudgetLimits, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, owner_ttl_seconds: Optional[int] = None, reason: Optional[str] = None) -> RunResult:
+        """A child of the running run ``run_id`` (fenced by its ``epoch``): a slice of its budget (a limit for every dimension
+        the parent limits, at most what it has left, reserved while the child is open) and its grant or less; runs at once.
+        """
+        return cast(RunResult, await self._request("run.child", clean({"run_id": run_id, "epoch": epoch, "owner": owner, "budget": budget, "tools": tools, "sources": sources, "send": send, "scope": scope, "owner_ttl_seconds": owner_ttl_seconds, "reason": reason})))
 
     async def grant_run(self, run_id: str, reason: str, tools: Optional[Sequence[str]] = None, sources: Optional[Sequence[str]] = None, send: Optional[Sequence[str]] = None, scope: Optional[Sequence[str]] = None, budget: Optional[BudgetLimits] = None, deadline: Optional[str] = None) -> RunResult:
         """Host: grants a requested run as asked or narrowed (each omitted: as asked; never wider than the request)."""

@@ -54,6 +54,7 @@ class Run(TypedDict):
     run_id: str
     task_id: str
     parent_run_id: Optional[str]
+    child_of: Optional[str]
     status: RunStatus
     owner: str
     epoch: int
@@ -91,6 +92,8 @@ class BudgetStatus(TypedDict):
     spent: Dict[BudgetDimension, float]
     unknown_charges: int
     inherited_unknown_charges: int
+    uncertain_children: int
+    reserved: Dict[BudgetDimension, float]
     effective: Dict[BudgetDimension, float]
     remaining: Dict[BudgetDimension, Optional[float]]
     uncertain: List[BudgetDimension]
@@ -202,6 +205,17 @@ class RunHeartbeatResult(TypedDict):
     stop: HeartbeatStop
 
 
+class ChildRunSummary(TypedDict):
+    run_id: str
+    status: RunStatus
+    owner: str
+    stale_owner: bool
+    budget_limits: BudgetLimits
+    spent: Dict[BudgetDimension, float]
+    uncertain: List[BudgetDimension]
+    receipt_counts: Dict[ReceiptStatus, int]
+
+
 class RunGetResult(TypedDict):
     run: Run
     question: str
@@ -214,6 +228,7 @@ class RunGetResult(TypedDict):
     unknown_receipts: List[Receipt]
     open_items: List[Union[Receipt, OpenCharge]]
     checkpoint: Optional[RunCheckpoint]
+    children: List[ChildRunSummary]
     events: List[RunEvent]
 
 

@@ -29,7 +29,7 @@ from ._run_types import (  # noqa: F401
     Authorization, BudgetResult, BudgetStatus, ChargeResult, EventsReadResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
-    RootEvent, RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunListResult, RunResult, RunSummary, RunTotal,
+    ChildRunSummary, RootEvent, RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunListResult, RunResult, RunSummary, RunTotal,
     TaskStatusResult,
 )
 from ._deliverable_types import (  # noqa: F401
@@ -52,7 +52,7 @@ __all__ = [
     "MemoryGetResult", "MethodInfo", "ErrorCodeInfo", "DescribeResult", "Authorization",
     "GrantRequest", "GrantRecord", "HostAnswerIn", "HostAnswer", "Run", "OpenCharge",
     "BudgetStatus", "RunCheckpoint", "RunSummary", "Receipt", "RunEvent", "RunAllowance",
-    "RunAllowances", "TaskStatusResult", "RunResult", "RunGetResult", "HeartbeatStop", "RunHeartbeatResult",
+    "RunAllowances", "TaskStatusResult", "RunResult", "ChildRunSummary", "RunGetResult", "HeartbeatStop", "RunHeartbeatResult",
     "RunClaimResult", "RunContinueResult", "RunTotal", "RunListResult", "RunCheckpointResult",
     "ReceiptBeginResult", "ReceiptResult", "ReceiptListResult", "ChargeResult", "BudgetResult",
     "AdjustmentEvent", "AdjustmentHandoff", "AdjustmentSatisfaction", "Adjustment",

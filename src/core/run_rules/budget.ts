@@ -10,6 +10,10 @@
  *   continues under a budget that sets a ceiling.
  * - Time is a budget too: a `deadline` (an instant) and `wall_seconds` (the run's age). Time is
  *   always known: the server's clock measures it.
+ * - A child run (started by a run with a slice of its budget) rolls up: what it spent counts as the
+ *   parent's spend, and while it is open the rest of its slice is *reserved*: it counts toward the
+ *   parent's limits (effective spend) without being spent, so parent and children together never
+ *   pass the parent's limits. Once the child ends, what it did not spend returns to the parent.
  * A run is exhausted when any limited dimension's effective spend has reached its limit, or its
  * time is up; then new effects are refused (artifacts stay readable and may still be saved).
  */
@@ -41,6 +45,10 @@ export interface Charge {
    * unknown leaves this run's limit there uncertain too (or counts at its ceiling) until reconciled.
    */
   inherited?: boolean;
+  /** A child run's roll-up: its spend as `amounts`, what is left of its slice while it is open as `reserved`. */
+  child?: boolean;
+  /** Counted toward the limits (effective spend), never as spent: an open child's unspent slice. */
+  reserved?: Amounts;
 }
 
 /** The dimensions a charge leaves unknown. */
@@ -60,7 +68,11 @@ export interface BudgetStatus {
   unknown_charges: number;
   /** How many unknown charges of earlier runs of the chain (unreconciled) bear on this run's limits. */
   inherited_unknown_charges: number;
-  /** Known spend plus each unknown charge at its ceiling: what the limits are checked against. */
+  /** Child runs whose spend is uncertain (unknown charges without a ceiling), counted in `uncertain`. */
+  uncertain_children: number;
+  /** What open child runs hold of their slices and have not spent yet (part of effective spend). */
+  reserved: Record<BudgetDimension, number>;
+  /** Known spend plus each unknown charge at its ceiling, plus reserved slices: what the limits are checked against. */
   effective: Record<BudgetDimension, number>;
   /** Limit minus effective spend, per limited dimension (may be negative); null where it is uncertain. */
   remaining: Partial<Record<BudgetDimension, number | null>>;
@@ -91,14 +103,18 @@ export interface BudgetClock {
 export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], clock?: BudgetClock): BudgetStatus {
   const spent = zero();
   const unknownIn = zero();
+  const reserved = zero();
   let unknown = 0;
   let inherited = 0;
+  let children = 0;
   for (const c of charges) {
     const dims = unknownDimensions(c);
-    if (c.unknown !== false) {
+    if (c.child) children += dims.length ? 1 : 0;
+    else if (c.unknown !== false) {
       if (c.inherited) inherited++;
       else unknown++;
     }
+    for (const d of BUDGET_DIMENSIONS) reserved[d] += c.reserved?.[d] ?? 0;
     for (const d of dims) unknownIn[d]++;
     // what is known of an unknown charge (a request counted, its cost not) still counts
     for (const d of BUDGET_DIMENSIONS) spent[d] += c.amounts[d] ?? 0;
@@ -109,7 +125,7 @@ export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], c
   const uncertain: BudgetDimension[] = [];
   for (const d of BUDGET_DIMENSIONS) {
     const ceiling = limits.unknown_ceiling?.[d];
-    effective[d] = spent[d] + unknownIn[d] * (ceiling ?? 0);
+    effective[d] = spent[d] + unknownIn[d] * (ceiling ?? 0) + reserved[d];
     const limit = limits[d];
     if (limit === undefined) continue;
     if (effective[d] >= limit) exhaustedBy.push(d);
@@ -136,13 +152,15 @@ export function budgetStatus(limits: BudgetLimits, charges: readonly Charge[], c
   const policy = exhausted
     ? `exhausted (${exhaustedBy.join(", ")}): no new effects; spending is still recorded and artifacts may still be saved`
     : uncertain.length
-    ? `uncertain (${uncertain.join(", ")}): charges of unknown amount there${inherited ? ` (${inherited} of them in an earlier run of the chain)` : ""} and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
+    ? `uncertain (${uncertain.join(", ")}): charges of unknown amount there${inherited ? ` (${inherited} of them in an earlier run of the chain)` : ""}${children ? ` (${children} child run(s) with some)` : ""} and no unknown_ceiling, so no new effects until budget.reconcile records what they cost (or a continuation sets a ceiling)`
     : "new effects allowed";
   return {
     limits,
     spent,
     unknown_charges: unknown,
     inherited_unknown_charges: inherited,
+    uncertain_children: children,
+    reserved,
     effective,
     remaining,
     uncertain,

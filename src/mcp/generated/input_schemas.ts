@@ -87,6 +87,18 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     owner: {"type":"string","description":"Who runs it: a name for this executor, e.g. \"worker-1\""},
     owner_ttl_seconds: {"type":"integer","minimum":1,"description":"Seconds you may go without run_heartbeat before the run shows stale_owner (and a standby may take it over), e.g. 120"},
   } },
+  run_child: { type: "object", required: ["run_id","epoch","owner","budget"], properties: {
+    run_id: {"type":"string","description":"Your run, the parent, e.g. \"R_0001\""},
+    epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},
+    owner: {"type":"string","description":"Who runs the child, e.g. \"subagent-1\""},
+    budget: {"type":"object","description":"Its slice of your budget: limits per dimension (requests, input_tokens, output_tokens, tool_calls, cost), optional deadline (ISO time) and wall_seconds; {} means no limits, e.g. {\"requests\": 50, \"cost\": 2}"},
+    tools: {"type":"array","items":{"type":"string"},"description":"Tools it may use (yours or fewer), e.g. [\"web_search\"]"},
+    sources: {"type":"array","items":{"type":"string"},"description":"Sources it may consult (yours or fewer), e.g. [\"https://arxiv.org/abs/2401.01234\"]"},
+    send: {"type":"array","items":{"type":"string"},"description":"Providers it may send data to (yours or fewer), e.g. [\"openai\"]"},
+    scope: {"type":"array","items":{"type":"string"},"description":"What it covers (yours or less), e.g. [\"2020-2025 papers\"]"},
+    owner_ttl_seconds: {"type":"integer","minimum":1,"description":"Seconds you may go without run_heartbeat before the run shows stale_owner (and a standby may take it over), e.g. 120"},
+    reason: {"type":"string","description":"What the child is for, e.g. \"survey the 2024 papers\""},
+  } },
   run_heartbeat: { type: "object", required: ["run_id","epoch"], properties: {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},
     epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},

@@ -195,6 +195,25 @@ export const runMethods = [
     },
   }),
   method({
+    name: "run.child",
+    side: "agent",
+    summary:
+      "Start a child run of a running run (a sub-agent's work), fenced by the parent's epoch: its own id, owner and receipts; a slice of the parent's budget (a limit for every dimension the parent limits, at most what it has left, reserved while the child is open) and the parent's tools, sources, send and scope or fewer; granted at once within the parent's grant. Its spend rolls up to the parent; cancelling the parent cancels it; the parent cannot finish while it is open",
+    params: L.runChild,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => ({
+      run: await root.runs.child(p.run_id, p.epoch, {
+        owner: p.owner,
+        owner_ttl_seconds: p.owner_ttl_seconds ?? null,
+        budget: p.budget,
+        narrow: { tools: p.tools, sources: p.sources, send: p.send, scope: p.scope },
+        requested_by: callerName(caller),
+        reason: p.reason ?? "a child run",
+      }),
+    }),
+  }),
+  method({
     name: "run.list",
     side: "agent",
     summary: "The runs of the current task (or of task_id, or of every task with all_tasks): status, owner, epoch, budget, open items, newest checkpoint; and the task's total spend",
@@ -204,7 +223,8 @@ export const runMethods = [
     handler: async ({ root }, p) => {
       const taskId = p.all_tasks ? undefined : (p.task_id ?? (await currentTaskId(root)));
       const runs = await root.runs.listRuns(taskId);
-      return { task_id: taskId ?? null, runs, total: totalOf(runs.map((r) => r.budget)) };
+      // a child's spend is in its parent's already: the total counts top-level runs
+      return { task_id: taskId ?? null, runs, total: totalOf(runs.filter((r) => r.child_of === null).map((r) => r.budget)) };
     },
   }),
   method({

@@ -1,0 +1,120 @@
+/**
+ * Child runs (local, and on sqld under LONGRUN_TEST_STORE=sqld): a running run starts a child with
+ * a slice of its budget and a subset of its grant; the slice is reserved in the parent while the
+ * child is open, its spend rolls up, what it left returns when it ends; a child can never widen the
+ * parent's grant or hold more than the parent has left; cancelling the parent cancels its children,
+ * and a parent with open children cannot finish. One open run per task still holds for top-level runs.
+ */
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { LIMITS } from "../../src/core/limits.ts";
+import { RpcFixture } from "./rpc.ts";
+
+describe("child runs", () => {
+  let fx: RpcFixture;
+  beforeEach(() => (fx = new RpcFixture()));
+  afterEach(() => fx.close());
+
+  async function parentRun(budget: Record<string, unknown> = { requests: 10, cost: 5 }) {
+    await fx.ok("task.start", { description: "survey the funds" });
+    return (await fx.ok("run.start", { owner: "lead", tools: ["web_search", "fetch"], sources: ["*"], send: ["openai"], budget })).run;
+  }
+
+  test("a slice is reserved in the parent while the child is open, its spend rolls up, and the rest returns when it ends", async () => {
+    const parent = await parentRun();
+    const { run: child } = await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-1", budget: { requests: 4, cost: 2 }, tools: ["fetch"], reason: "read the 2024 reports" });
+    assert.deepEqual([child.status, child.child_of, child.epoch, child.authorization.tools, child.authorization.send], ["running", parent.run_id, 1, ["fetch"], ["openai"]]);
+    assert.equal(child.grant.decided_by, `run:${parent.run_id}`);
+    let b = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([b.spent.requests, b.reserved.requests, b.remaining.requests, b.remaining.cost], [0, 4, 6, 3]);
+    // the child spends inside its slice; the parent sees the spend and the rest still held
+    await fx.ok("budget.charge", { run_id: child.run_id, epoch: 1, requests: 3, cost: 1.5 });
+    b = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([b.spent.requests, b.reserved.requests, b.remaining.requests], [3, 1, 6]);
+    // a second slice cannot take what the first holds
+    const greedy = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-2", budget: { requests: 7, cost: 1 } });
+    assert.deepEqual([greedy.data.kind, greedy.data.field, greedy.data.limit], ["limit_exceeded", "budget.requests", 6]);
+    // ended: the unspent part returns to the parent
+    await fx.ok("run.finish", { run_id: child.run_id, epoch: 1, outcome: "read two reports" });
+    b = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([b.spent.requests, b.reserved.requests, b.remaining.requests, b.spent.cost], [3, 0, 7, 1.5]);
+    // run.get shows the child with its spend and receipts; the task's total counts the spend once
+    const seen = await fx.ok("run.get", { run_id: parent.run_id });
+    assert.deepEqual(seen.children.map((c: { run_id: string; status: string; spent: { requests: number } }) => [c.run_id, c.status, c.spent.requests]), [[child.run_id, "finished", 3]]);
+    assert.equal((await fx.ok("run.list")).total.spent.requests, 3);
+  });
+
+  test("a child never widens the parent's grant and needs a slice of every limited dimension", async () => {
+    const parent = await parentRun();
+    const wider = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1, cost: 1 }, tools: ["fetch", "shell"] });
+    assert.deepEqual([wider.data.kind, wider.data.field, wider.data.wider], ["unauthorized", "tools", ["shell"]]);
+    const unsliced = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1 } });
+    assert.deepEqual([unsliced.data.kind, unsliced.data.field], ["invalid_params", "budget.cost"]);
+    assert.match(unsliced.message, /limits cost/);
+    const ceiling = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1, cost: 1, unknown_ceiling: { cost: 0 } } });
+    assert.equal(ceiling.data.field, "budget.unknown_ceiling");
+    // a stale epoch starts nothing; nothing was created by the refusals
+    assert.equal((await fx.fail("run.child", { run_id: parent.run_id, epoch: 2, owner: "sub", budget: { requests: 1, cost: 1 } })).data.kind, "stale_epoch");
+    assert.deepEqual((await fx.ok("run.get", { run_id: parent.run_id })).children, []);
+  });
+
+  test("the child's time ends with the parent's, and an exhausted parent starts no child", async () => {
+    await fx.ok("task.start", { description: "timed" });
+    const deadline = new Date(Date.now() + 3_600_000).toISOString();
+    const parent = (await fx.ok("run.start", { owner: "lead", tools: ["fetch"], budget: { requests: 2, deadline } })).run;
+    const child = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1, wall_seconds: 86_400 } })).run;
+    assert.equal(child.budget_limits.deadline, deadline, "a child's time never outlasts its parent's");
+    assert.equal(child.budget_limits.wall_seconds, undefined);
+    await fx.ok("budget.charge", { run_id: parent.run_id, epoch: 1, requests: 1 });
+    const none = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-2", budget: { requests: 1 } });
+    assert.equal(none.data.kind, "budget_exhausted", "one request spent, one held by the open child: nothing left to slice");
+  });
+
+  test("an unknown charge in a child leaves the parent uncertain until it is reconciled", async () => {
+    const parent = await parentRun();
+    const child = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 2, cost: 1 } })).run;
+    const { charge_id } = await fx.ok("budget.charge", { run_id: child.run_id, epoch: 1, requests: 1, unknown: true });
+    let b = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([b.uncertain, b.uncertain_children, b.effects_allowed], [["cost"], 1, false]);
+    await fx.ok("budget.reconcile", { run_id: child.run_id, epoch: 1, charge_id, cost: 0.25, evidence: "invoice 17" });
+    b = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([b.uncertain, b.effects_allowed, b.spent.cost], [[], true, 0.25]);
+  });
+
+  test("cancelling the parent cancels its open children; a parent with open children cannot finish", async () => {
+    const parent = await parentRun();
+    const a = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-a", budget: { requests: 1, cost: 1 } })).run;
+    const grand = (await fx.ok("run.child", { run_id: a.run_id, epoch: 1, owner: "sub-a-1", budget: { requests: 1, cost: 1 } })).run;
+    const refused = await fx.fail("run.finish", { run_id: parent.run_id, epoch: 1, outcome: "done" });
+    assert.deepEqual([refused.data.reason, refused.data.children], ["children_open", [a.run_id]]);
+    assert.equal((await fx.ok("run.get", { run_id: parent.run_id })).run.status, "running");
+    // a child is not a second top-level run: the one-open-run rule still holds
+    assert.equal((await fx.fail("run.start", { owner: "other" })).data.reason, "run_active");
+    await fx.ok("run.cancel", { run_id: parent.run_id, reason: "the user stopped it" }, "host");
+    for (const r of [a, grand]) {
+      const seen = await fx.ok("run.get", { run_id: r.run_id });
+      assert.equal(seen.run.status, "cancelled");
+      assert.match(seen.events.at(-1).detail.reason, new RegExp(`parent run ${parent.run_id} was cancelled`));
+    }
+    // the child's owner learns it at its next beat
+    assert.equal((await fx.ok("run.heartbeat", { run_id: a.run_id, epoch: 1 })).stop, "cancelled");
+    const kinds = (await fx.ok("events.read", { run_id: parent.run_id })).events.map((e: { kind: string }) => e.kind);
+    assert.ok(kinds.includes("run.child_started"), kinds.join(","));
+  });
+
+  test("children nest at most LIMITS.child_depth levels", async () => {
+    let run = await parentRun({});
+    for (let level = 1; level <= LIMITS.child_depth; level++) {
+      run = (await fx.ok("run.child", { run_id: run.run_id, epoch: 1, owner: `level-${level}`, budget: {} })).run;
+    }
+    const deeper = await fx.fail("run.child", { run_id: run.run_id, epoch: 1, owner: "too deep", budget: {} });
+    assert.deepEqual([deeper.data.kind, deeper.data.limit, deeper.data.actual], ["limit_exceeded", LIMITS.child_depth, LIMITS.child_depth + 1]);
+  });
+
+  test("a finished or parked parent starts no child", async () => {
+    const parent = await parentRun();
+    await fx.ok("run.park", { run_id: parent.run_id, epoch: 1, waiting_for: "the user" });
+    const parked = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1, cost: 1 } });
+    assert.deepEqual([parked.data.kind, parked.data.status], ["conflict", "parked"]);
+  });
+});
