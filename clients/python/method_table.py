@@ -82,8 +82,9 @@ TASK_METHODS: Tuple[M, ...] = (
       "One memory record, whole body included."),
     M("update_memory", "memory.update", "MemoryUpdateResult", "id content title keywords",
       "A new version of a record (a new id, ``supersedes`` the old); search finds the newest version only."),
-    M("forget_memory", "memory.forget", "MemoryForgetResult", "ids reason",
-      "Host: forgets records: their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."),
+    M("forget_memory", "memory.forget", "MemoryForgetResult", "ids query type dry_run reason",
+      "Host: forgets records (``ids``, or what search finds for ``query``, optionally of one ``type``; ``dry_run`` lists them):\n"
+      "their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."),
 )
 
 RUN_METHODS: Tuple[M, ...] = (

@@ -51,5 +51,17 @@ class HistoryTest(unittest.TestCase):
         self.assertEqual(after, [])
 
 
+    def test_forgetting_by_query_previews_then_forgets_what_search_finds(self):
+        with LongrunClient(self.root, binary=BIN) as lr:
+            lr.start_task("Forget everything about the trip")
+            ids = [lr.save_memory("note", "trip %d" % i, "the okinawa trip, day %d" % i)["id"] for i in range(3)]
+            kept = lr.save_memory("note", "work", "the quarterly report")["id"]
+            preview = lr.forget_memory(query="okinawa", dry_run=True)
+            self.assertEqual((sorted(preview["matched"]), preview["forgotten"]), (sorted(ids), []))
+            forgot = lr.forget_memory(query="okinawa", reason="the user asked")
+            self.assertEqual(sorted(forgot["forgotten"]), sorted(ids))
+            self.assertEqual(lr.search_memory("okinawa")["hits"], [])
+            self.assertEqual(lr.get_memory(kept)["record"]["content"], "the quarterly report")
+
 if __name__ == "__main__":
     unittest.main()

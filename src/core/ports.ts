@@ -150,7 +150,8 @@ export interface MemoryStore {
   save(record: NewMemory): Promise<SaveResult>;
   get(id: string): Promise<MemoryRecord | null>;
   /** The host's: removes records' text from the index, the row and raw_data, leaving a tombstone (src/memory/forget.ts). */
-  forget(ids: readonly string[], by: string, reason: string | null): Promise<{ forgotten: string[]; already: string[] }>;
+  /** `skipState`: checkpoint and outcome records are left (listed in `skipped`) instead of refusing the call. */
+  forget(ids: readonly string[], by: string, reason: string | null, skipState?: boolean): Promise<{ forgotten: string[]; already: string[]; skipped: string[] }>;
   /** A new version of a record, linked to the old (`supersedes`); search finds the newest only. */
   update(id: string, change: { content: string; title?: string; keywords?: string[] }): Promise<SaveResult>;
   /** Newest records of a task, newest first. */

@@ -24,6 +24,8 @@ export interface ForgetResult {
   forgotten: string[];
   /** Ids that were forgotten before this call (nothing more to do). */
   already: string[];
+  /** Checkpoint and outcome records left as they are (a forget by query skips them; by ids they are refused). */
+  skipped: string[];
 }
 
 /** What recovery reads: never forgotten nor replaced. */
@@ -58,18 +60,23 @@ async function unindex(tx: Tx, seq: number, sliceSize: number): Promise<void> {
  * Forgets `ids` (all or none: an unknown id or a state record refuses the whole call). Returns
  * the blob refs to remove once the transaction has committed.
  */
-export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reason: string | null, sliceSize: number): Promise<{ result: ForgetResult; blobs: string[] }> {
+export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reason: string | null, sliceSize: number, skipState = false): Promise<{ result: ForgetResult; blobs: string[] }> {
   // a record's every version goes with it (memory.update's chain, both ways): an older version
   // left readable by id would keep the very text the host asked to forget
   const unique = await withVersions(tx, [...new Set(ids)]);
   const rows = [];
+  const skipped: string[] = [];
   for (const id of unique) {
     const r = await rowOf(tx, id);
+    if (skipState && !r.forgotten && STATE_KEY.test(String(r.row.dedupe_key ?? ""))) {
+      skipped.push(id);
+      continue;
+    }
     if (!r.forgotten) refuseState(id, r.row, "forgotten");
     rows.push({ id, ...r });
   }
   const at = new Date().toISOString();
-  const out: ForgetResult = { forgotten: [], already: [] };
+  const out: ForgetResult = { forgotten: [], already: [], skipped };
   const blobs: string[] = [];
   for (const { id, seq, row, forgotten } of rows) {
     if (forgotten) {

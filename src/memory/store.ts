@@ -246,8 +246,8 @@ export class LibsqlMemory implements MemoryStore {
   }
 
   /** Forgets records (forget.ts): gone from the index, the row and raw_data; a tombstone stays. */
-  async forget(ids: readonly string[], by: string, reason: string | null): Promise<ForgetResult> {
-    const out = await this.#db.write((tx) => forgetIn(tx, ids, by, reason, this.#sliceSize));
+  async forget(ids: readonly string[], by: string, reason: string | null, skipState = false): Promise<ForgetResult> {
+    const out = await this.#db.write((tx) => forgetIn(tx, ids, by, reason, this.#sliceSize, skipState));
     for (const ref of out.blobs) await this.#blobs.remove(ref);
     return out.result;
   }

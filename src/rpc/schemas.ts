@@ -95,6 +95,13 @@ export const S = {
     cursor: v.optional(v.pipe(v.string(), v.regex(/^[or][0-9a-z]{1,11}$/, "cursor must be a next_cursor value from an earlier search"))),
   }),
   memoryGet: params({ id: memoryId() }),
-  memoryForget: params({ ids: v.pipe(v.array(memoryId()), v.minLength(1), v.maxLength(LIMITS.save_many_items)), reason: v.optional(shortText()) }),
+  memoryForget: params({
+    ids: v.optional(v.pipe(v.array(memoryId()), v.minLength(1), v.maxLength(LIMITS.save_many_items))),
+    // or what memory.search finds for a query (optionally of one type), at most LIMITS.save_many_items a call
+    query: v.optional(shortText()),
+    type: v.optional(v.pipe(v.string(), v.maxLength(40))),
+    dry_run: v.optional(v.boolean()),
+    reason: v.optional(shortText()),
+  }),
   memoryUpdate: params({ id: memoryId(), content: memoryItem.content, title: v.optional(shortText()), keywords: v.optional(stringList()) }),
 };

@@ -66,6 +66,27 @@ describe("memory.forget", () => {
     assert.equal((await s.result("memory.search", { query: "kept" })).hits.length, 1, "all or none: the note stays");
   });
 
+  test("forget by query: what search finds goes (dry_run lists it first), checkpoints are skipped, and the rest stays", async () => {
+    const s = serve();
+    await s.result("task.start", { description: "forget what the user said about walruses" });
+    const a = await s.result("memory.save", { type: "note", title: "walrus one", content: "the walrus words" });
+    const b = await s.result("memory.save", { type: "note", title: "walrus two", content: "more walrus words" });
+    const c = await s.result("memory.save", { type: "fact", title: "walrus fact", content: "a walrus fact" });
+    const other = await s.result("memory.save", { type: "note", title: "penguin", content: "penguin words" });
+    const cp = await s.result("task.checkpoint", { summary: "walrus progress", next_step: "n" });
+    const preview = await s.result("memory.forget", { query: "walrus", type: "note", dry_run: true });
+    assert.deepEqual([[...preview.matched].sort(), preview.forgotten, preview.more], [[a.id, b.id].sort(), [], false]);
+    assert.equal((await s.result("memory.search", { query: "walrus", type: "note" })).hits.length, 2, "a dry run forgets nothing");
+    const out = await s.result("memory.forget", { query: "walrus", reason: "the user asked" });
+    assert.deepEqual([...out.forgotten].sort(), [a.id, b.id, c.id].sort());
+    assert.deepEqual(out.skipped, [cp.memory_id], "the checkpoint recovery reads is left");
+    assert.deepEqual((await s.result("memory.search", { query: "walrus" })).hits.map((h: { id: string }) => h.id), [cp.memory_id]);
+    assert.equal((await s.result("memory.get", { id: other.id })).record.content, "penguin words");
+    const both = await s.error("memory.forget", { ids: [other.id], query: "penguin" });
+    assert.deepEqual([both.data.kind, both.data.field], ["invalid_params", "ids"]);
+    assert.equal((await s.error("memory.forget", {})).data.kind, "invalid_params");
+  });
+
   test("memory.update: search shows the new version only; the old stays readable, marked superseded", async () => {
     const s = serve();
     await s.result("task.start", { description: "correct a note" });
@@ -106,6 +127,7 @@ describe("memory.forget is the host's", () => {
       await f.ok("task.start", { description: "t" });
       const saved = await f.ok("memory.save", { type: "note", title: "evidence", content: "evidence words" });
       assert.equal((await f.fail("memory.forget", { ids: [saved.id] })).data.kind, "unauthorized");
+      assert.equal((await f.fail("memory.forget", { query: "evidence" })).data.kind, "unauthorized");
       assert.equal((await f.ok("memory.get", { id: saved.id })).record.content, "evidence words");
     } finally {
       await f.close();

@@ -36,7 +36,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "context.read": ("ref", "run_id", "offset", "length",),
     "context.share": ("ref", "task_id",),
     "events.read": ("after", "limit", "kinds", "task_id", "run_id", "wait_ms",),
-    "memory.forget": ("ids", "reason",),
+    "memory.forget": ("ids", "query", "type", "dry_run", "reason",),
     "memory.get": ("id",),
     "memory.save": ("type", "title", "content", "keywords",),
     "memory.save_many": ("items",),

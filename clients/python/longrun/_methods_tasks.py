@@ -161,9 +161,11 @@ class TaskMethods:
         """A new version of a record (a new id, ``supersedes`` the old); search finds the newest version only."""
         return cast(MemoryUpdateResult, self._request("memory.update", clean({"id": id, "content": content, "title": title, "keywords": keywords})))
 
-    def forget_memory(self, ids: Sequence[str], reason: Optional[str] = None) -> MemoryForgetResult:
-        """Host: forgets records: their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."""
-        return cast(MemoryForgetResult, self._request("memory.forget", clean({"ids": ids, "reason": reason})))
+    def forget_memory(self, ids: Optional[Sequence[str]] = None, query: Optional[str] = None, type: Optional[str] = None, dry_run: Optional[bool] = None, reason: Optional[str] = None) -> MemoryForgetResult:
+        """Host: forgets records (``ids``, or what search finds for ``query``, optionally of one ``type``; ``dry_run`` lists them):
+        their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back.
+        """
+        return cast(MemoryForgetResult, self._request("memory.forget", clean({"ids": ids, "query": query, "type": type, "dry_run": dry_run, "reason": reason})))
 
 
 class AsyncTaskMethods:
@@ -290,6 +292,8 @@ class AsyncTaskMethods:
         """A new version of a record (a new id, ``supersedes`` the old); search finds the newest version only."""
         return cast(MemoryUpdateResult, await self._request("memory.update", clean({"id": id, "content": content, "title": title, "keywords": keywords})))
 
-    async def forget_memory(self, ids: Sequence[str], reason: Optional[str] = None) -> MemoryForgetResult:
-        """Host: forgets records: their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back."""
-        return cast(MemoryForgetResult, await self._request("memory.forget", clean({"ids": ids, "reason": reason})))
+    async def forget_memory(self, ids: Optional[Sequence[str]] = None, query: Optional[str] = None, type: Optional[str] = None, dry_run: Optional[bool] = None, reason: Optional[str] = None) -> MemoryForgetResult:
+        """Host: forgets records (``ids``, or what search finds for ``query``, optionally of one ``type``; ``dry_run`` lists them):
+        their text leaves the index, the record and raw_data; a tombstone keeps a late write from bringing them back.
+        """
+        return cast(MemoryForgetResult, await self._request("memory.forget", clean({"ids": ids, "query": query, "type": type, "dry_run": dry_run, "reason": reason})))

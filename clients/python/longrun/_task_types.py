@@ -251,9 +251,13 @@ class MemoryUpdateResult(TypedDict):
     record: MemoryRecordInfo
 
 
-class MemoryForgetResult(TypedDict):
+class MemoryForgetResult(TypedDict, total=False):
     forgotten: List[str]
     already: List[str]
+    skipped: List[str]
+    #: with ``query``: the ids search found (at most 1,000), and whether more match
+    matched: List[str]
+    more: bool
 
 
 class MemorySaveManyResult(TypedDict):

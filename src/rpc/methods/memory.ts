@@ -1,7 +1,25 @@
 /** memory.*: the root's project memory. Searches run in the memory Worker, beside the state lane. */
 import { NotFoundError } from "../../core/errors.ts";
+import { LIMITS } from "../../core/limits.ts";
+import type { Root } from "../../root/root.ts";
+import { invalidParams } from "../errors.ts";
 import { callerName, method } from "../method.ts";
 import { S } from "../schemas.ts";
+
+/** What memory.search finds for `query` (of `type`), at most LIMITS.save_many_items ids, and whether more match. */
+async function matching(root: Root, query: string, type: string | undefined): Promise<{ ids: string[]; more: boolean }> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await root.memory.search(query, { limit: LIMITS.search_limit, type, cursor });
+    for (const hit of page.hits) {
+      if (ids.length === LIMITS.save_many_items) return { ids, more: true };
+      ids.push(hit.id);
+    }
+    if (!page.next_cursor) return { ids, more: false };
+    cursor = page.next_cursor;
+  }
+}
 
 export const memoryMethods = [
   method({
@@ -77,10 +95,22 @@ export const memoryMethods = [
   method({
     name: "memory.forget",
     side: "host",
-    summary: "Forget memory records (ids; reason): their text leaves the search index, the record and raw_data; a tombstone stays so a late write cannot bring them back; checkpoints and outcomes are refused",
+    summary:
+      "Forget memory records (ids, or every record memory.search finds for query, optionally of one type, up to 1,000 a call: more says whether others match; dry_run lists them and forgets nothing; reason): their text leaves the search index, the record and raw_data; a tombstone stays so a late write cannot bring them back; checkpoints and outcomes are refused by id and skipped by query",
     params: S.memoryForget,
     lane: "memory",
     readOnly: false,
-    handler: async ({ root, caller }, p) => root.memory.forget(p.ids, callerName(caller), p.reason ?? null),
+    handler: async ({ root, caller }, p) => {
+      if ((p.ids === undefined) === (p.query === undefined)) {
+        throw invalidParams("Invalid params for memory.forget: give exactly one of ids (memory ids) or query (what memory.search finds)", { field: "ids" });
+      }
+      if (p.ids !== undefined && (p.type !== undefined || p.dry_run !== undefined)) {
+        throw invalidParams("Invalid params for memory.forget: type and dry_run go with query, not with ids", { field: p.type !== undefined ? "type" : "dry_run" });
+      }
+      if (p.ids) return root.memory.forget(p.ids, callerName(caller), p.reason ?? null);
+      const { ids, more } = await matching(root, p.query!, p.type);
+      if (p.dry_run) return { forgotten: [], already: [], skipped: [], matched: ids, more };
+      return { ...(ids.length ? await root.memory.forget(ids, callerName(caller), p.reason ?? null, true) : { forgotten: [], already: [], skipped: [] }), matched: ids, more };
+    },
   }),
 ];
