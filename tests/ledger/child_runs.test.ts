@@ -111,6 +111,15 @@ describe("child runs", () => {
     assert.deepEqual([deeper.data.kind, deeper.data.limit, deeper.data.actual], ["limit_exceeded", LIMITS.child_depth, LIMITS.child_depth + 1]);
   });
 
+  test("the host's task.finish with cancel_runs cancels the parent and its children, and the task ends", async () => {
+    const parent = await parentRun();
+    const child = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1, cost: 1 } })).run;
+    assert.equal((await fx.fail("task.finish", { summary: "done" }, "host")).data.reason, "open_runs", "a child is an open run of the task");
+    const out = await fx.ok("task.finish", { summary: "done", cancel_runs: true }, "host");
+    assert.deepEqual([...out.cancelled_runs].sort(), [parent.run_id, child.run_id].sort());
+    assert.equal((await fx.ok("run.get", { run_id: child.run_id })).run.status, "cancelled");
+  });
+
   test("a finished or parked parent starts no child", async () => {
     const parent = await parentRun();
     await fx.ok("run.park", { run_id: parent.run_id, epoch: 1, waiting_for: "the user" });
