@@ -142,7 +142,7 @@ RUN_METHODS: Tuple[M, ...] = (
     # -- receipt -----------------------------------------------------------------------------------
     M("begin_receipt", "receipt.begin", "ReceiptBeginResult", "run_id epoch tool idempotency_key args=UNSET args_digest source send_to kind",
       "Records an effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
-      "``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.\n"
+      "``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run`` (``tool``: a child run id from ``start_child_run``).\n"
       "Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``."),
     M("settle_receipt", "receipt.settle", "ReceiptResult", "run_id epoch receipt_id outcome result_ref error evidence",
       "Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."),

@@ -180,7 +180,16 @@ export class Receipts {
         });
       }
       requireStatus(run, ["running"], "begin an effect");
-      authorizeEffect(run, input);
+      if (kind === "child_run") {
+        // it counts in this run's budget nowhere (the child's own charges roll up), so it must name a real child of this run
+        const child = /^R_\d{1,15}$/.test(input.tool) ? await tx.execute({ sql: "SELECT 1 FROM runs WHERE seq = ? AND child_of = ?", args: [seqOf(RUN_ID, input.tool, "run"), seq] }) : null;
+        if (!child?.rows.length) {
+          throw new ConflictError(
+            `Refused: a child_run receipt names a child of run ${input.run_id} as its tool (start one with run.child, then give its run id, e.g. "R_0002"); ${JSON.stringify(input.tool)} is not one. Other effects are tool_call or model_request`,
+            { reason: "not_a_child_run", run_id: input.run_id, tool: input.tool },
+          );
+        }
+      } else authorizeEffect(run, input);
       const status = await this.budgets.status(seq, json<BudgetLimits>(run.budget_limits, {}), tx, String(run.created_at));
       if (!status.effects_allowed) throw noEffects(input.run_id, status);
       const attempt = verdict.attempt;

@@ -180,7 +180,8 @@ export class Runs {
   /** The runs of a task (or of the root), newest first, each with its budget and open items: what a reopened page needs. */
   async listRuns(taskId?: string): Promise<RunSummary[]> {
     const rs = await this.d.db.execute({
-      sql: `SELECT * FROM runs ${taskId ? "WHERE task_id = ?" : ""} ORDER BY seq DESC LIMIT 500`,
+      // top-level runs first (their budgets hold their children's): many children never push a parent off the list
+      sql: `SELECT * FROM runs ${taskId ? "WHERE task_id = ?" : ""} ORDER BY child_of IS NOT NULL, seq DESC LIMIT 500`,
       args: taskId ? [taskId] : [],
     });
     const out: RunSummary[] = [];

@@ -120,6 +120,19 @@ describe("child runs", () => {
     assert.equal((await fx.ok("run.get", { run_id: child.run_id })).run.status, "cancelled");
   });
 
+  test("many finished children never push the parent off run.list, and the task's total counts the spend once", async () => {
+    const parent = await parentRun({ requests: 1000 });
+    await fx.ok("budget.charge", { run_id: parent.run_id, epoch: 1, requests: 7 });
+    for (let i = 0; i < 3; i++) {
+      const c = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: `sub-${i}`, budget: { requests: 10 } })).run;
+      await fx.ok("budget.charge", { run_id: c.run_id, epoch: 1, requests: 1, ...(i === 0 ? { unknown: ["cost"] } : {}) });
+      await fx.ok("run.finish", { run_id: c.run_id, epoch: 1, outcome: "done" });
+    }
+    const list = await fx.ok("run.list");
+    assert.equal(list.runs[0].run_id, parent.run_id, "top-level runs come first");
+    assert.deepEqual([list.total.spent.requests, list.total.unknown_charges], [10, 1], "a child's unknown charge is counted in the total");
+  });
+
   test("a finished or parked parent starts no child", async () => {
     const parent = await parentRun();
     await fx.ok("run.park", { run_id: parent.run_id, epoch: 1, waiting_for: "the user" });

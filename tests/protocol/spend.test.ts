@@ -102,7 +102,10 @@ describe("spending reads as it was recorded", () => {
     assert.equal(m.receipt.kind, "model_request");
     let b = (await s.result("budget.status", { run_id: run.run_id })).budget;
     assert.deepEqual([b.spent.requests, b.spent.tool_calls], [1, 0], "a model request counts as a request, not as a tool call");
-    const c = await s.result("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "child_run", tool: "worker", idempotency_key: "child-1", args: {} });
+    // a child_run receipt names a real child of the run (run.child); any other name is refused
+    assert.equal((await s.error("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "child_run", tool: "worker", idempotency_key: "child-0", args: {} })).data.reason, "not_a_child_run");
+    const sub = (await s.result("run.child", { run_id: run.run_id, epoch: 1, owner: "sub", budget: { requests: 0, tool_calls: 0 } })).run;
+    const c = await s.result("receipt.begin", { run_id: run.run_id, epoch: 1, kind: "child_run", tool: sub.run_id, idempotency_key: "child-1", args: {} });
     assert.equal(c.receipt.kind, "child_run");
     b = (await s.result("budget.status", { run_id: run.run_id })).budget;
     assert.deepEqual([b.spent.requests, b.spent.tool_calls], [1, 0], "a child run spends its own run's budget, not this one's");

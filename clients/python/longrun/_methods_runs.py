@@ -144,7 +144,7 @@ class RunMethods:
 
     def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
         """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
-        ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.
+        ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run`` (``tool``: a child run id from ``start_child_run``).
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
         """
         return cast(ReceiptBeginResult, self._request("receipt.begin", clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind}, keep=('args',))))
@@ -277,7 +277,7 @@ class AsyncRunMethods:
 
     async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
         """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
-        ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run``.
+        ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run`` (``tool``: a child run id from ``start_child_run``).
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
         """
         return cast(ReceiptBeginResult, await self._request("receipt.begin", clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind}, keep=('args',))))

@@ -223,8 +223,9 @@ export const runMethods = [
     handler: async ({ root }, p) => {
       const taskId = p.all_tasks ? undefined : (p.task_id ?? (await currentTaskId(root)));
       const runs = await root.runs.listRuns(taskId);
-      // a child's spend is in its parent's already: the total counts top-level runs
-      return { task_id: taskId ?? null, runs, total: totalOf(runs.filter((r) => r.child_of === null).map((r) => r.budget)) };
+      // a child's spend is in its parent's already: the total counts top-level runs (its unknown charges, each run's own)
+      const total = totalOf(runs.filter((r) => r.child_of === null).map((r) => r.budget));
+      return { task_id: taskId ?? null, runs, total: { ...total, unknown_charges: runs.reduce((n, r) => n + r.budget.unknown_charges, 0) } };
     },
   }),
   method({
@@ -302,7 +303,7 @@ export const runMethods = [
     name: "receipt.begin",
     side: "agent",
     summary:
-      "Record an effect before it runs (durable on return): kind tool_call (default, counts a tool call), model_request (counts a request) or child_run (counts in this run's budget nowhere); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true",
+      "Record an effect before it runs (durable on return): kind tool_call (default, counts a tool call), model_request (counts a request) or child_run (its tool is a child run of this run, from run.child: counts here nowhere, the child's own spend rolls up); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true",
     params: L.receiptBegin,
     lane: "state",
     readOnly: false,

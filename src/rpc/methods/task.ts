@@ -180,11 +180,14 @@ export const taskMethods = [
         await root.contract.checkFinishable(caller.side, p.task_id);
         const task = (await root.contract.status(p.task_id)).task;
         if (task) {
-          for (const run of await root.runs.listRuns(task.task_id)) {
-            if (run.status !== "running" && run.status !== "parked" && run.status !== "requested") continue;
+          // top-level runs: cancelling one cancels its open child runs, listed with it
+          const runs = await root.runs.listRuns(task.task_id);
+          for (const run of runs) {
+            if (run.child_of !== null || (run.status !== "running" && run.status !== "parked" && run.status !== "requested")) continue;
             await root.runs.cancel(run.run_id, null, "the task was finished with cancel_runs", callerName(caller));
             cancelled.push(run.run_id);
           }
+          for (const run of runs) if (run.child_of !== null && (run.status === "running" || run.status === "parked")) cancelled.push(run.run_id);
         }
       }
       return { ...(await root.contract.finish(p.summary, caller.side, p.task_id)), cancelled_runs: cancelled };
