@@ -28,10 +28,16 @@ export const str = (v: unknown): string | null => (v === null || v === undefined
 /** The ledger's clock, as the ISO string every row records. */
 export const now = (d: LedgerDeps): string => d.clock.now().toISOString();
 
-/** The earlier runs of a run's chain (parent, its parent…), as a recursive CTE named `ancestry(seq, depth)`. */
+/**
+ * The earlier runs of a run's chain (parent, its parent…) and every child run of those (at any
+ * depth), as a recursive CTE named `ancestry(seq, depth)` (depth: how far up the chain; a child
+ * counts at its parent's). What a continuation inherits (unknown effects and charges) comes from
+ * these: a child's unknown is its parent's, so also the parent's continuation's.
+ */
 export const ANCESTRY = `WITH RECURSIVE ancestry(seq, depth) AS (
     SELECT parent_seq, 1 FROM runs WHERE seq = ? AND parent_seq IS NOT NULL
-    UNION ALL SELECT r.parent_seq, a.depth + 1 FROM runs r JOIN ancestry a ON r.seq = a.seq WHERE r.parent_seq IS NOT NULL AND a.depth < 1000
+    UNION SELECT r.parent_seq, a.depth + 1 FROM runs r JOIN ancestry a ON r.seq = a.seq WHERE r.parent_seq IS NOT NULL AND a.depth < 1000
+    UNION SELECT r.seq, a.depth FROM runs r JOIN ancestry a ON r.child_of = a.seq
   )`;
 
 /** Refuses (and so rolls back) unless `epoch` is the run's current epoch. Touches `updated_at`. */

@@ -8,7 +8,7 @@ import type { Tx as Transaction } from "../db/database.ts";
 import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { beginVerdict, kindCharge, type ReceiptKind, settleAllowed } from "../core/run_rules/receipts.ts";
 import { ConflictError, NotFoundError, StaleEpochError, UnauthorizedError } from "../core/errors.ts";
-import { addEvent, fence, json, type LedgerDeps, now, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { addEvent, ANCESTRY, fence, json, type LedgerDeps, now, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import { type Budgets, noEffects, type OpenCharge } from "./budget.ts";
 import { authorizationOf, requireStatus, runRow, shownStatus } from "./run_record.ts";
 
@@ -119,16 +119,13 @@ export class Receipts {
 
   /**
    * An unsettled receipt (unknown, or begun and never settled) for the key in an earlier run of
-   * the chain (the parent, the parent's parent…): such an effect may have happened, so no
+   * the chain (the parent, the parent's parent…) or a child run of one: such an effect may have happened, so no
    * continuation begins it again until it is reconciled with evidence. (A completed one in an
    * earlier run is not reused as a result: a continuation's effects are its own.)
    */
   async #unsettledInAncestry(tx: Transaction, runSeq: number, key: string): Promise<Row | null> {
     const rs = await tx.execute({
-      sql: `WITH RECURSIVE ancestry(seq, depth) AS (
-              SELECT parent_seq, 1 FROM runs WHERE seq = ? AND parent_seq IS NOT NULL
-              UNION ALL SELECT r.parent_seq, a.depth + 1 FROM runs r JOIN ancestry a ON r.seq = a.seq WHERE r.parent_seq IS NOT NULL AND a.depth < 1000
-            )
+      sql: `${ANCESTRY}
             SELECT rc.* FROM receipts rc JOIN ancestry a ON rc.run_seq = a.seq
             WHERE rc.idempotency_key = ? AND rc.status IN ('unknown', 'begun') ORDER BY a.depth ASC, rc.attempt DESC LIMIT 1`,
       args: [runSeq, key],

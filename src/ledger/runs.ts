@@ -15,7 +15,7 @@ import { widerItems } from "../core/run_rules/grant.ts";
 import { mayClaim } from "../core/run_rules/liveness.ts";
 import { RECEIPT_KINDS, type ReceiptKind } from "../core/run_rules/receipts.ts";
 import type { TaskState } from "../core/task.ts";
-import { addEvent, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
+import { addEvent, ANCESTRY, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
 import { latestCheckpoint, type RunCheckpoint } from "./lifecycle.ts";
 import type { BudgetStatus, Budgets } from "./budget.ts";
 import { type OpenItem, type Receipt, type Receipts, toReceipt } from "./receipts.ts";
@@ -284,8 +284,8 @@ export class Runs {
   /**
    * Explicit continuation: a new run of an open task (the caller's current one), linked to its
    * parent. It may narrow the parent's tools, sources and scope, never widen them; its allowance is
-   * given explicitly (never the parent's by default); the parent's unknown effects (and the parent's
-   * own open items) travel as open items, never as results.
+   * given explicitly (never the parent's by default); the unknown effects of the parent, of its child
+   * runs and of the parent's own open items travel as open items, never as results.
    */
   async continueRun(
     parentId: string,
@@ -327,10 +327,12 @@ export class Runs {
         });
       }
       await tx.execute({
-        sql: `INSERT INTO open_items(run_seq, receipt_seq, carried_at)
+        // the unknown effects of the chain so far (the parent, its children, what it carried…)
+        sql: `${ANCESTRY}
+              INSERT INTO open_items(run_seq, receipt_seq, carried_at)
               SELECT ?, r.seq, ? FROM receipts r
-              WHERE r.status = 'unknown' AND (r.run_seq = ? OR r.seq IN (SELECT receipt_seq FROM open_items WHERE run_seq = ?))`,
-        args: [seq, at, parentSeq, parentSeq],
+              WHERE r.status = 'unknown' AND (r.run_seq IN (SELECT seq FROM ancestry) OR r.seq IN (SELECT receipt_seq FROM open_items WHERE run_seq = ?))`,
+        args: [seq, seq, at, parentSeq],
       });
       await addEvent(tx, seq, 1, "continued", { parent_run_id: parentId, owner: input.owner, task_id: input.task_id, requested_by: input.requested_by }, at);
       if (input.grant) await addEvent(tx, seq, 1, "granted", { by: input.grant.by, reason: input.grant.reason, standing: input.grant.standing }, at);

@@ -139,4 +139,27 @@ describe("child runs", () => {
     const parked = await fx.fail("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 1, cost: 1 } });
     assert.deepEqual([parked.data.kind, parked.data.status], ["conflict", "parked"]);
   });
+  test("a continuation of the parent carries its children's unknown effects and charges: the key stays refused and the budget uncertain until reconciled", async () => {
+    const parent = await parentRun();
+    const child = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub", budget: { requests: 2, cost: 1 }, tools: ["fetch"] })).run;
+    const begun = (await fx.ok("receipt.begin", { run_id: child.run_id, epoch: 1, tool: "fetch", idempotency_key: "report-2024", args: { url: "https://example.org/2024.pdf" } })).receipt;
+    const { charge_id } = await fx.ok("budget.charge", { run_id: child.run_id, epoch: 1, requests: 1, unknown: true });
+    // the child's worker died mid-fetch: its new owner finds the effect unknown
+    assert.equal((await fx.ok("run.claim", { run_id: child.run_id, owner: "sub-2" })).newly_unknown.length, 1);
+    await fx.ok("run.finish", { run_id: child.run_id, epoch: 2, outcome: "the worker lost the answer" });
+    await fx.ok("run.finish", { run_id: parent.run_id, epoch: 1, outcome: "window exhausted" });
+    const cont = await fx.ok("run.continue", { parent_run_id: parent.run_id, owner: "lead-2", budget: { requests: 5, cost: 5 } });
+    const items = cont.open_items.map((i: { receipt_id?: string; charge_id?: string; run_id: string }) => [i.receipt_id ?? i.charge_id, i.run_id]);
+    assert.deepEqual(items, [[begun.receipt_id, child.run_id], [charge_id, child.run_id]]);
+    let b = (await fx.ok("budget.status", { run_id: cont.run.run_id })).budget;
+    assert.deepEqual([b.uncertain, b.effects_allowed, b.inherited_unknown.map((c: { charge_id: string }) => c.charge_id)], [["cost"], false, [charge_id]]);
+    // the cost is reconciled on the child that recorded it; the effect from the continuation that carries it
+    await fx.ok("budget.reconcile", { run_id: child.run_id, epoch: 2, charge_id, cost: 0.1, evidence: "invoice 18" });
+    b = (await fx.ok("budget.status", { run_id: cont.run.run_id })).budget;
+    assert.deepEqual([b.uncertain, b.effects_allowed], [[], true]);
+    const again = await fx.fail("receipt.begin", { run_id: cont.run.run_id, epoch: 1, tool: "fetch", idempotency_key: "report-2024", args: { url: "https://example.org/2024.pdf" } });
+    assert.deepEqual([again.data.reason, again.data.receipt_id], ["receipt_unknown", begun.receipt_id], "the child's unknown effect is not begun again");
+    await fx.ok("receipt.settle", { run_id: cont.run.run_id, epoch: 1, receipt_id: begun.receipt_id, outcome: "completed", evidence: "the file is in the archive", result_ref: "A_0001" });
+    assert.equal((await fx.ok("receipt.begin", { run_id: cont.run.run_id, epoch: 1, tool: "fetch", idempotency_key: "report-2024", args: { url: "https://example.org/2024.pdf" } })).replayed, false);
+  });
 });
