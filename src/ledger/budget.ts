@@ -32,6 +32,16 @@ export interface OpenCharge {
  */
 export type BudgetStatus = PureBudgetStatus & { unknown_charge_ids: string[]; inherited_unknown: OpenCharge[] };
 
+/** The columns of a charge that chargeOf reads. */
+const CHARGE_COLUMNS = "amounts, unknown, unknown_dims, reconciled_amounts, reconciled_at";
+
+/** A charge row as the pure rule counts it; an unknown one that was reconciled counts at its real amounts. */
+function chargeOf(r: Row): Charge {
+  // reconciled: what it knew when charged, with what was unknown filled in (never replaced)
+  if (r.reconciled_amounts !== null && r.reconciled_amounts !== undefined) return { amounts: { ...json<Amounts>(r.amounts, {}), ...json<Amounts>(r.reconciled_amounts, {}) }, unknown: false };
+  return { amounts: json(r.amounts, {}), unknown: unknownOf(r) };
+}
+
 function unknownOf(r: Row): boolean | BudgetDimension[] {
   if (Number(r.unknown) !== 1) return false;
   return r.unknown_dims === null || r.unknown_dims === undefined ? true : json<BudgetDimension[]>(r.unknown_dims, []);
@@ -61,48 +71,66 @@ export function noEffects(runId: string, status: BudgetStatus): BudgetExhaustedE
 export class Budgets {
   constructor(private readonly d: LedgerDeps) {}
 
-  /** A run's charges; an unknown one that was reconciled counts at its real amounts. */
-  async #charges(runSeq: number, tx: Transaction | null = null): Promise<Charge[]> {
-    const exec = tx ?? this.d.db;
-    const rs = await exec.execute({ sql: "SELECT amounts, unknown, unknown_dims, reconciled_amounts FROM charges WHERE run_seq = ?", args: [runSeq] });
-    return rs.rows.map((r): Charge => {
-      // reconciled: what it knew when charged, with what was unknown filled in (never replaced)
-      if (r.reconciled_amounts !== null && r.reconciled_amounts !== undefined) return { amounts: { ...json<Amounts>(r.amounts, {}), ...json<Amounts>(r.reconciled_amounts, {}) }, unknown: false };
-      return { amounts: json(r.amounts, {}), unknown: unknownOf(r) };
-    });
-  }
-
   /** A run's budget status, read in `tx` when given. */
   async status(runSeq: number, limits: BudgetLimits, tx: Transaction | null, startedAt: string): Promise<BudgetStatus> {
+    const exec = tx ?? this.d.db;
     const inherited = await this.inheritedCharges(runSeq, tx);
     // an earlier run's unknown adds nothing to this run's spend; what it left unknown stays unknown here
     const carried = inherited.map((c): Charge => ({ amounts: {}, unknown: c.unknown, inherited: true }));
-    const children = await this.#children(runSeq, tx);
-    const status = budgetStatus(limits, [...(await this.#charges(runSeq, tx)), ...carried, ...children], { started_at: startedAt, now: this.d.clock.now() });
-    const ids = await (tx ?? this.d.db).execute({ sql: "SELECT seq FROM charges WHERE run_seq = ? AND unknown = 1 AND reconciled_at IS NULL ORDER BY seq", args: [runSeq] });
-    return { ...status, unknown_charge_ids: ids.rows.map((r) => CHARGE_ID.format(Number(r.seq))), inherited_unknown: inherited };
+    const own = await exec.execute({ sql: `SELECT seq, ${CHARGE_COLUMNS} FROM charges WHERE run_seq = ? ORDER BY seq`, args: [runSeq] });
+    const tree = await this.#subtree(runSeq, tx);
+    const children = (tree.byParent.get(runSeq) ?? []).map((c) => tree.rollUp(c));
+    const status = budgetStatus(limits, [...own.rows.map(chargeOf), ...carried, ...children], { started_at: startedAt, now: this.d.clock.now() });
+    const ids = own.rows.filter((r) => Number(r.unknown) === 1 && r.reconciled_at === null).map((r) => CHARGE_ID.format(Number(r.seq)));
+    return { ...status, unknown_charge_ids: ids, inherited_unknown: inherited };
+  }
+
+  /** The budget status (the pure rule's) of each child run of `runSeq`, in the order they started. */
+  async childStatuses(runSeq: number, tx: Transaction | null = null): Promise<Map<number, PureBudgetStatus>> {
+    const tree = await this.#subtree(runSeq, tx);
+    return new Map((tree.byParent.get(runSeq) ?? []).map((seq) => [seq, tree.statusOf(seq)]));
   }
 
   /**
-   * A run's child runs as charges: what each spent, and beyond it what counts toward the parent's
-   * limits (an open child's whole slice, or its spend where that is more; an ended one's unknown
-   * charges at their ceiling); a child whose spend is uncertain leaves those dimensions uncertain.
+   * Every child run under `runSeq` (at any depth) with its charges, in two statements however many
+   * there are (a parent that finished 500 children answers as fast as one that finished none), and
+   * each child as a charge of its parent: what it spent, and beyond it what counts toward the
+   * parent's limits (an open child's whole slice, or its spend where that is more; an ended one's
+   * unknown charges at their ceiling); a child whose spend is uncertain leaves those dimensions
+   * uncertain. A child run has no earlier runs of its own (run.child starts none from a chain).
    */
-  async #children(runSeq: number, tx: Transaction | null): Promise<Charge[]> {
-    const rs = await (tx ?? this.d.db).execute({ sql: "SELECT seq, status, budget_limits, created_at FROM runs WHERE child_of = ? ORDER BY seq", args: [runSeq] });
-    const out: Charge[] = [];
-    for (const r of rs.rows) {
-      const limits = json<BudgetLimits>(r.budget_limits, {});
-      const s = await this.status(Number(r.seq), limits, tx, String(r.created_at));
-      const open = r.status === "running" || r.status === "parked";
+  async #subtree(runSeq: number, tx: Transaction | null) {
+    const exec = tx ?? this.d.db;
+    const SUBTREE = `WITH RECURSIVE sub(seq) AS (SELECT seq FROM runs WHERE child_of = ? UNION ALL SELECT r.seq FROM runs r JOIN sub s ON r.child_of = s.seq)`;
+    const runs = await exec.execute({ sql: `${SUBTREE} SELECT seq, child_of, status, budget_limits, created_at FROM runs WHERE seq IN (SELECT seq FROM sub) ORDER BY seq`, args: [runSeq] });
+    const byParent = new Map<number, number[]>();
+    const node = new Map<number, { limits: BudgetLimits; open: boolean; created_at: string; charges: Charge[] }>();
+    for (const r of runs.rows) {
+      const seq = Number(r.seq);
+      node.set(seq, { limits: json<BudgetLimits>(r.budget_limits, {}), open: r.status === "running" || r.status === "parked", created_at: String(r.created_at), charges: [] });
+      const up = Number(r.child_of);
+      byParent.set(up, [...(byParent.get(up) ?? []), seq]);
+    }
+    if (node.size) {
+      const charges = await exec.execute({ sql: `${SUBTREE} SELECT run_seq, ${CHARGE_COLUMNS} FROM charges WHERE run_seq IN (SELECT seq FROM sub) ORDER BY seq`, args: [runSeq] });
+      for (const c of charges.rows) node.get(Number(c.run_seq))?.charges.push(chargeOf(c));
+    }
+    const at = this.d.clock.now();
+    const statusOf = (seq: number): PureBudgetStatus => {
+      const n = node.get(seq)!;
+      return budgetStatus(n.limits, [...n.charges, ...(byParent.get(seq) ?? []).map(rollUp)], { started_at: n.created_at, now: at });
+    };
+    const rollUp = (seq: number): Charge => {
+      const n = node.get(seq)!;
+      const s = statusOf(seq);
       const reserved: Amounts = {};
       for (const d of BUDGET_DIMENSIONS) {
-        const held = open && limits[d] !== undefined ? Math.max(limits[d]!, s.effective[d]) : s.effective[d];
+        const held = n.open && n.limits[d] !== undefined ? Math.max(n.limits[d]!, s.effective[d]) : s.effective[d];
         if (held > s.spent[d]) reserved[d] = held - s.spent[d];
       }
-      out.push({ amounts: s.spent, unknown: s.uncertain.length ? s.uncertain : false, child: true, reserved });
-    }
-    return out;
+      return { amounts: s.spent, unknown: s.uncertain.length ? s.uncertain : false, child: true, reserved };
+    };
+    return { byParent, statusOf, rollUp };
   }
 
   /** The charges of unknown amount, not reconciled, in the earlier runs of a run's chain. */

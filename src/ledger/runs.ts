@@ -208,10 +208,17 @@ export class Runs {
     }
     // its child runs: who, how far, what they spent and what their receipts say (rolled up in budget)
     const children = [];
+    const spend = await this.budgets.childStatuses(seq);
+    const childCounts = await this.d.db.execute({
+      sql: "SELECT run_seq, status, COUNT(*) AS n FROM receipts WHERE run_seq IN (SELECT seq FROM runs WHERE child_of = ?) GROUP BY run_seq, status",
+      args: [seq],
+    });
+    const countsOf = new Map<number, Record<string, number>>();
+    for (const r of childCounts.rows) countsOf.set(Number(r.run_seq), { ...countsOf.get(Number(r.run_seq)), [String(r.status)]: Number(r.n) });
     for (const c of (await this.d.db.execute({ sql: "SELECT * FROM runs WHERE child_of = ? ORDER BY seq", args: [seq] })).rows) {
       const child = toRun(c, this.d.clock.now());
-      const counts = await this.d.db.execute({ sql: "SELECT status, COUNT(*) AS n FROM receipts WHERE run_seq = ? GROUP BY status", args: [Number(c.seq)] });
-      const s = await this.budgets.status(Number(c.seq), child.budget_limits, null, child.created_at);
+      const counts = countsOf.get(Number(c.seq)) ?? {};
+      const s = spend.get(Number(c.seq))!;
       children.push({
         run_id: child.run_id,
         status: child.status,
@@ -220,7 +227,7 @@ export class Runs {
         budget_limits: child.budget_limits,
         spent: s.spent,
         uncertain: s.uncertain,
-        receipt_counts: Object.fromEntries(["begun", "completed", "failed", "unknown"].map((k) => [k, Number(counts.rows.find((r) => r.status === k)?.n ?? 0)])),
+        receipt_counts: Object.fromEntries(["begun", "completed", "failed", "unknown"].map((k) => [k, counts[k] ?? 0])),
       });
     }
     const events = (await this.d.db.execute({ sql: "SELECT * FROM run_events WHERE run_seq = ? ORDER BY seq DESC LIMIT 50", args: [seq] })).rows

@@ -22,13 +22,14 @@ const version = v.pipe(v.number(), v.integer(), v.minValue(1));
 const content = v.pipe(v.string(), v.maxLength(LIMITS.memory_content_chars));
 const contextRef = v.pipe(v.string(), v.regex(/^C_\d{1,15}$/, "a context ref looks like C_0001"));
 
-const bounds = v.strictObject({
+/** A run's grant lists (tools, sources, the providers it may send data to, scope), each optional. */
+const narrowing = {
   tools: v.optional(stringList()),
   sources: v.optional(stringList()),
   send: v.optional(stringList()),
   scope: v.optional(stringList()),
-  budget: v.optional(budget),
-});
+};
+const bounds = v.strictObject({ ...narrowing, budget: v.optional(budget) });
 
 export const L = {
   approvalRequest: params({
@@ -86,10 +87,7 @@ export const L = {
     owner: shortText(),
     // explicit: a continuation never takes the parent's allowance by default ({} is no limits)
     budget,
-    tools: v.optional(stringList()),
-    sources: v.optional(stringList()),
-    send: v.optional(stringList()),
-    scope: v.optional(stringList()),
+    ...narrowing,
     reason: v.optional(shortText()),
   }),
   // a child of a running run (its owner, fenced by the parent's epoch): a slice of its budget, a subset of its grant
@@ -98,20 +96,14 @@ export const L = {
     epoch,
     owner: shortText(),
     budget,
-    tools: v.optional(stringList()),
-    sources: v.optional(stringList()),
-    send: v.optional(stringList()),
-    scope: v.optional(stringList()),
+    ...narrowing,
     owner_ttl_seconds: ownerTtl,
     reason: v.optional(shortText()),
   }),
   // the host's decision on a requested run: as asked (lists and budget omitted) or narrowed
   runGrant: params({
     run_id: runId,
-    tools: v.optional(stringList()),
-    sources: v.optional(stringList()),
-    send: v.optional(stringList()),
-    scope: v.optional(stringList()),
+    ...narrowing,
     budget: v.optional(budget),
     deadline: v.optional(v.pipe(v.string(), v.isoTimestamp("deadline is an ISO 8601 instant such as 2026-12-01T18:00:00Z"))),
     reason: shortText(),

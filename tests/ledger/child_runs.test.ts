@@ -162,4 +162,26 @@ describe("child runs", () => {
     await fx.ok("receipt.settle", { run_id: cont.run.run_id, epoch: 1, receipt_id: begun.receipt_id, outcome: "completed", evidence: "the file is in the archive", result_ref: "A_0001" });
     assert.equal((await fx.ok("receipt.begin", { run_id: cont.run.run_id, epoch: 1, tool: "fetch", idempotency_key: "report-2024", args: { url: "https://example.org/2024.pdf" } })).replayed, false);
   });
+  test("a grandchild's spend rolls up through its parent, and run.get counts each child's own receipts", async () => {
+    const parent = await parentRun({ requests: 20, cost: 10 });
+    const a = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-a", budget: { requests: 6, cost: 4 } })).run;
+    const b = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-b", budget: { requests: 2, cost: 1 } })).run;
+    const grand = (await fx.ok("run.child", { run_id: a.run_id, epoch: 1, owner: "sub-a-1", budget: { requests: 3, cost: 2 } })).run;
+    await fx.ok("budget.charge", { run_id: grand.run_id, epoch: 1, requests: 2, cost: 1.5 });
+    await fx.ok("budget.charge", { run_id: a.run_id, epoch: 1, requests: 1 });
+    for (const [run, key] of [[a, "a-1"], [a, "a-2"], [b, "b-1"]] as const) await fx.ok("receipt.begin", { run_id: run.run_id, epoch: 1, tool: "fetch", idempotency_key: key, args: {} });
+    // open: a holds its whole slice (6 requests: 3 spent by it and its child, 3 held), b its 2
+    let budget = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([budget.spent.requests, budget.reserved.requests, budget.remaining.requests, budget.spent.cost], [3, 5, 12, 1.5]);
+    const seen = (await fx.ok("run.get", { run_id: parent.run_id })).children;
+    assert.deepEqual(
+      seen.map((c: { run_id: string; spent: { requests: number }; receipt_counts: { begun: number } }) => [c.run_id, c.spent.requests, c.receipt_counts.begun]),
+      [[a.run_id, 3, 2], [b.run_id, 0, 1]],
+    );
+    // the grandchild ends: what it did not spend returns to a, which still holds its slice
+    await fx.ok("run.finish", { run_id: grand.run_id, epoch: 1, outcome: "done" });
+    budget = (await fx.ok("budget.status", { run_id: parent.run_id })).budget;
+    assert.deepEqual([budget.spent.requests, budget.reserved.requests], [3, 5]);
+    assert.deepEqual((await fx.ok("budget.status", { run_id: a.run_id })).budget.reserved.requests, 0);
+  });
 });
