@@ -56,6 +56,10 @@ TASK_METHODS: Tuple[M, ...] = (
     M("fork", "task.fork", "ForkResult", "checkpoint_id description",
       "Host: a new current task that begins where the checkpoint left off (its text and ``data``), turn 1,\n"
       "read-only, ``forked_from`` set; it never inherits the lease, run grants or terms of the parent."),
+    M("delete", "task.delete", "DeleteResult", "task_id reason memories",
+      "Host: deletes a task of this root (not the current one, none of its runs open): its state, checkpoints,\n"
+      "runs, artifacts, contexts, adjustments, approvals and events; memories saved under it stay unless ``memories``.\n"
+      "A tombstone stays; deleting it again answers ``already: True``."),
     M("finish", "task.finish", "FinishResult", "summary task_id cancel_runs",
       "Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."),
     # -- turn --------------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """Checkpoint history and forgetting from Python, sync and async (issue 28): ``checkpoints`` lists a
 task's checkpoints, ``get_checkpoint`` reads one, ``fork`` starts a task at an older one,
-``update_memory`` versions a record and ``forget_memory`` (the host's) removes one for good."""
+``update_memory`` versions a record, ``forget_memory`` (the host's) removes one for good and
+``delete`` (the host's) removes a whole task."""
 import asyncio
 import unittest
 
 from testsupport import BIN, require_binary, temp_root
 
-from longrun import AsyncLongrunClient, LongrunClient
+from longrun import AsyncLongrunClient, LongrunClient, LongrunError
 
 
 class HistoryTest(unittest.TestCase):
@@ -62,6 +63,25 @@ class HistoryTest(unittest.TestCase):
             self.assertEqual(sorted(forgot["forgotten"]), sorted(ids))
             self.assertEqual(lr.search_memory("okinawa")["hits"], [])
             self.assertEqual(lr.get_memory(kept)["record"]["content"], "the quarterly report")
+
+    def test_the_host_deletes_an_old_task_sync_and_async_and_the_current_one_is_refused(self):
+        with LongrunClient(self.root, binary=BIN) as lr:
+            old = lr.start_task("Plan the trip to the coast")["task"]["task_id"]
+            lr.checkpoint("booked the kestrelbay hotel", "book the train")
+            current = lr.start_task("Something else")["task"]["task_id"]
+            with self.assertRaises(LongrunError) as refused:
+                lr.delete(current)
+            self.assertEqual(refused.exception.data["reason"], "current_task")
+            out = lr.delete(old, reason="the user asked")
+            self.assertEqual((out["deleted"], out["already"], len(out["memories_forgotten"])), (True, False, 1))
+            self.assertEqual(lr.search_memory("kestrelbay")["hits"], [])
+            self.assertNotIn(old, [t["task_id"] for t in lr.list_tasks()["tasks"]])
+
+        async def again():
+            async with AsyncLongrunClient(self.root, binary=BIN) as lr:
+                return await lr.delete(old)
+
+        self.assertTrue(asyncio.run(again())["already"])
 
 if __name__ == "__main__":
     unittest.main()

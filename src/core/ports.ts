@@ -33,6 +33,8 @@ export interface StateTx {
   saveMemory(record: NewMemory): Promise<SaveResult>;
   /** Any task of the root by id (the current one included), `null` when there is none. */
   loadTask(taskId: string): Promise<TaskState | null>;
+  /** Whether a task has this id, or had it (a deleted task's tombstone keeps its id from being drawn again). */
+  taskIdTaken(taskId: string): Promise<boolean>;
   /** Writes a task that need not be the current one, if its stored version is still `expectedVersion`; it does not change which task is current. */
   saveTask(state: TaskState, expectedVersion: number): Promise<void>;
   /** Makes an existing task the root's current task. */

@@ -460,6 +460,22 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX runs_by_child_of ON runs(child_of, seq)`,
     ],
   },
+  {
+    version: 17,
+    name: "deleted tasks: what stays of a task the host deleted (src/root/task_delete.ts), and its event",
+    sql: [
+      `CREATE TABLE task_tombstones (
+        task_id TEXT PRIMARY KEY,
+        deleted_at TEXT NOT NULL,
+        by TEXT NOT NULL,
+        reason TEXT
+      )`,
+      `CREATE TRIGGER events_of_task_deletes AFTER INSERT ON task_tombstones BEGIN
+        INSERT INTO events(kind, task_id, detail, at)
+        VALUES ('task.deleted', new.task_id, json_object('by', new.by, 'reason', new.reason), new.deleted_at);
+      END`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -57,10 +57,16 @@ async function unindex(tx: Tx, seq: number, sliceSize: number): Promise<void> {
 }
 
 /**
- * Forgets `ids` (all or none: an unknown id or a state record refuses the whole call). Returns
- * the blob refs to remove once the transaction has committed.
+ * What a forget does with a checkpoint or outcome record: refuses the call (by ids), skips it (by
+ * query), or forgets it with the rest (task.delete: the whole task goes, so nothing recovers it).
  */
-export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reason: string | null, sliceSize: number, skipState = false): Promise<{ result: ForgetResult; blobs: string[] }> {
+export type StateRecords = "refuse" | "skip" | "forget";
+
+/**
+ * Forgets `ids` (all or none: an unknown id or, unless `state` says otherwise, a state record
+ * refuses the whole call). Returns the blob refs to remove once the transaction has committed.
+ */
+export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reason: string | null, sliceSize: number, state: StateRecords = "refuse"): Promise<{ result: ForgetResult; blobs: string[] }> {
   // a record's every version goes with it (memory.update's chain, both ways): an older version
   // left readable by id would keep the very text the host asked to forget
   const unique = await withVersions(tx, [...new Set(ids)]);
@@ -68,11 +74,11 @@ export async function forgetIn(tx: Tx, ids: readonly string[], by: string, reaso
   const skipped: string[] = [];
   for (const id of unique) {
     const r = await rowOf(tx, id);
-    if (skipState && !r.forgotten && STATE_KEY.test(String(r.row.dedupe_key ?? ""))) {
+    if (state === "skip" && !r.forgotten && STATE_KEY.test(String(r.row.dedupe_key ?? ""))) {
       skipped.push(id);
       continue;
     }
-    if (!r.forgotten) refuseState(id, r.row, "forgotten");
+    if (!r.forgotten && state === "refuse") refuseState(id, r.row, "forgotten");
     rows.push({ id, ...r });
   }
   const at = new Date().toISOString();

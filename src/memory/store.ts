@@ -25,6 +25,7 @@ import { indexColumns } from "./segment.ts";
 import { indexSteps, sliceOf } from "./slices.ts";
 import { CURRENT, FORGET_MAX_IDS, type ForgetResult, forgetIn, linkVersionIn, updatableIn } from "./forget.ts";
 import type { PlannedSave } from "../store/state_batch.ts";
+import { blobsNamed } from "../store/db_blobs.ts";
 
 export interface Searcher {
   search(query: string | readonly string[], options?: SearchOptions): Promise<SearchPage>;
@@ -247,9 +248,27 @@ export class LibsqlMemory implements MemoryStore {
 
   /** Forgets records (forget.ts): gone from the index, the row and raw_data; a tombstone stays. */
   async forget(ids: readonly string[], by: string, reason: string | null, skipState = false): Promise<ForgetResult> {
-    const out = await this.#db.write((tx) => forgetIn(tx, ids, by, reason, this.#sliceSize, skipState));
-    for (const ref of out.blobs) await this.#blobs.remove(ref);
+    const out = await this.#db.write((tx) => forgetIn(tx, ids, by, reason, this.#sliceSize, skipState ? "skip" : "refuse"));
+    // bodies are shared by content: one goes only when no row names it any more
+    const named = await blobsNamed(this.#db, out.blobs);
+    for (const ref of out.blobs) if (!named.has(ref)) await this.#blobs.remove(ref);
     return out.result;
+  }
+
+  /**
+   * Inside `tx` (task.delete's): forgets a task's checkpoints and outcome (what recovery reads: the
+   * task goes with them) and, with `all`, every other record saved under it; the rest stay project
+   * memory. Returns what was forgotten, how many were kept, and the blob refs to remove after the commit.
+   */
+  async forgetTaskIn(tx: Tx, taskId: string, all: boolean, by: string, reason: string | null): Promise<{ forgotten: string[]; kept: number; blobs: string[] }> {
+    const rs = await tx.execute({
+      sql: `SELECT m.seq, (m.dedupe_key LIKE 'checkpoint:%' OR m.dedupe_key LIKE 'outcome:%') AS state FROM memories m
+            WHERE m.task_id = ? AND NOT EXISTS (SELECT 1 FROM memory_tombstones t WHERE t.seq = m.seq) ORDER BY m.seq`,
+      args: [taskId],
+    });
+    const chosen = rs.rows.filter((r) => all || Number(r.state) === 1).map((r) => memoryId(Number(r.seq)));
+    const out = await forgetIn(tx, chosen, by, reason, this.#sliceSize, "forget");
+    return { forgotten: out.result.forgotten, kept: rs.rows.length - chosen.length, blobs: out.blobs };
   }
 
   /**

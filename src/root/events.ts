@@ -11,6 +11,7 @@
  * | `task.status` | a task's status changed (`from`, `to`, `reason`) |
  * | `task.checkpoint` | a newer checkpoint was saved (`checkpoint_id`, `memory_id`, `kind`) |
  * | `lease.granted` / `lease.revoked` / `lease.requested` | the lease log's newest entry (a request: the agent asks for writes) |
+ * | `task.deleted` | the host deleted the task (`by`, `reason`); its earlier events went with it (src/root/task_delete.ts) |
  * | `run.<kind>` | a run event: `run.requested`, `run.granted`, `run.claimed`, `run.parked`, `run.woken`, `run.stale_owner`, `run.deadline`, `run.budget_exhausted`, `run.finished`, … |
  *
  * `read` pages by id (`after`); with `wait_ms` it waits (polling the table, `POLL_MS` apart) until

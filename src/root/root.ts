@@ -27,6 +27,7 @@ import { type ServerStore, serverSessionPath, storeName } from "../store/server_
 import { InvalidRootError, resolveRoot, type RootPaths, rootPaths, serverPaths } from "./paths.ts";
 export { InvalidRootError, ProtectedRootError, resolveRoot, type RootPaths, rootPaths, serverPaths } from "./paths.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
+import { deleteTask, type TaskDeleteInput, type TaskDeleteResult } from "./task_delete.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
 import { readCheckpointLang, readRetention, type RetentionRule } from "../store/root_settings.ts";
 import { importLegacyState } from "../store/legacy_state.ts";
@@ -352,6 +353,20 @@ export class Root {
       out.push(...(await this.memory.forgetOlderThan(rule.types, before, RETENTION_BY, `retention: ${rule.types.join(", ")} older than ${rule.older_than_days} days`)));
     }
     return out;
+  }
+
+  /** task.delete (the host's): the task and what it holds go, a tombstone stays (src/root/task_delete.ts). */
+  deleteTask(input: TaskDeleteInput): Promise<TaskDeleteResult> {
+    const pending = this.pending;
+    const pendingTask = async (): Promise<string | null> => {
+      if (!pending.exists() || pending.lost()) return null;
+      try {
+        return (await pending.read())?.task_id ?? null;
+      } catch {
+        return "unreadable";
+      }
+    };
+    return deleteTask({ db: this.db, memory: this.memory, blobs: this.blobs, pendingTask, now: () => this.#clock.now() }, input);
   }
 
   /** Resolves after `ms`, or as soon as the root closes. */

@@ -75,6 +75,7 @@ export const S = {
   }),
   checkpointGet: params({ checkpoint_id: checkpointId() }),
   taskFork: params({ checkpoint_id: checkpointId(), description: v.optional(longText()) }),
+  taskDelete: params({ task_id: taskId(), reason: v.optional(shortText()), memories: v.optional(v.boolean()) }),
   taskResume: params({ message_id: v.optional(messageId()) }),
   turn: params({ reason: v.optional(shortText()) }),
   turnBegin: params({ reason: v.optional(shortText()), message_id: v.optional(messageId()) }),

@@ -70,6 +70,7 @@ export async function runAsBatch<T>(fn: (tx: StateTx) => Promise<T>, deps: Batch
       },
       quarantine: again,
       loadTask: again,
+      taskIdTaken: again,
       saveTask: again,
       setCurrent: again,
       openRuns: again,

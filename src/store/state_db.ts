@@ -182,6 +182,8 @@ export class DbStateStore implements StateStore {
           },
           quarantine: () => this.#quarantine(x),
           loadTask: (taskId) => this.#readTask(x, taskId),
+          taskIdTaken: async (taskId) =>
+            (await x.run("SELECT 1 FROM tasks WHERE task_id = ? UNION ALL SELECT 1 FROM task_tombstones WHERE task_id = ?", [taskId, taskId])).length > 0,
           saveTask: (state, expected) => this.#saveTask(x, state, expected),
           setCurrent: async (taskId) => {
             const found = await x.run("SELECT 1 FROM tasks WHERE task_id = ?", [taskId]);

@@ -34,3 +34,21 @@ test("a task id drawn twice is drawn again: the first task keeps its state, the 
     removeDir(dir);
   }
 });
+
+test("a deleted task's id is never drawn again: nothing that named the deleted task names the new one", async () => {
+  const dir = tempDir();
+  const drawn = ["T_20261130_120000_aaaa", "T_20261130_120000_bbbb", "T_20261130_120000_aaaa", "T_20261130_120000_cccc"];
+  const ids: IdSource = { ...systemIds, taskId: () => drawn.shift() ?? systemIds.taskId(new Date()) };
+  const root = await Root.open(dir, { searchInWorker: false, ids });
+  try {
+    const first = (await root.contract.startTask("the first task")).task;
+    await root.contract.startTask("the second task");
+    const out = await root.deleteTask({ task_id: first.task_id, by: "host:test", reason: null, memories: false });
+    assert.equal(out.already, false);
+    const third = (await root.contract.startTask("the third task")).task;
+    assert.equal(third.task_id, "T_20261130_120000_cccc", "the deleted task's id was drawn again and refused");
+  } finally {
+    await root.close();
+    removeDir(dir);
+  }
+});

@@ -1,4 +1,4 @@
-"""The shapes of a task's checkpoint history (task.checkpoints, checkpoint.get, task.fork). Part of ``longrun.types``."""
+"""The shapes of a task's checkpoint history (task.checkpoints, checkpoint.get, task.fork) and of deleting a task (task.delete). Part of ``longrun.types``."""
 from __future__ import annotations
 
 from typing import List, Literal, Optional, TypedDict
@@ -42,3 +42,17 @@ class ForkResult(TypedDict):
     task: Task
     previous_task: Optional[str]
     data: JSONObject
+
+
+class DeleteResult(TypedDict):
+    """``task.delete``: what went with the task."""
+    task_id: str
+    deleted: bool
+    #: It was deleted before this call; nothing more was done.
+    already: bool
+    runs: List[str]
+    #: Memory records forgotten with it: its checkpoints and outcome (every one with ``memories``).
+    memories_forgotten: List[str]
+    #: Memories saved under it that stay as project memory.
+    memories_kept: int
+    artifacts: int

@@ -63,6 +63,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "system.describe": (),
     "task.checkpoint": ("summary", "next_step", "phase", "kind", "data", "lang",),
     "task.checkpoints": ("task_id", "limit", "cursor",),
+    "task.delete": ("task_id", "reason", "memories",),
     "task.finish": ("summary", "task_id", "cancel_runs",),
     "task.fork": ("checkpoint_id", "description",),
     "task.list": (),

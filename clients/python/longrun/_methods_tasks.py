@@ -13,6 +13,7 @@ from .types import (
     CheckpointLang,
     CheckpointListResult,
     CheckpointResult,
+    DeleteResult,
     DescribeResult,
     FinishResult,
     ForkResult,
@@ -114,6 +115,13 @@ class TaskMethods:
         read-only, ``forked_from`` set; it never inherits the lease, run grants or terms of the parent.
         """
         return cast(ForkResult, self._request("task.fork", clean({"checkpoint_id": checkpoint_id, "description": description})))
+
+    def delete(self, task_id: str, reason: Optional[str] = None, memories: Optional[bool] = None) -> DeleteResult:
+        """Host: deletes a task of this root (not the current one, none of its runs open): its state, checkpoints,
+        runs, artifacts, contexts, adjustments, approvals and events; memories saved under it stay unless ``memories``.
+        A tombstone stays; deleting it again answers ``already: True``.
+        """
+        return cast(DeleteResult, self._request("task.delete", clean({"task_id": task_id, "reason": reason, "memories": memories})))
 
     def finish(self, summary: Optional[str] = None, task_id: Optional[str] = None, cancel_runs: Optional[bool] = None) -> FinishResult:
         """Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."""
@@ -245,6 +253,13 @@ class AsyncTaskMethods:
         read-only, ``forked_from`` set; it never inherits the lease, run grants or terms of the parent.
         """
         return cast(ForkResult, await self._request("task.fork", clean({"checkpoint_id": checkpoint_id, "description": description})))
+
+    async def delete(self, task_id: str, reason: Optional[str] = None, memories: Optional[bool] = None) -> DeleteResult:
+        """Host: deletes a task of this root (not the current one, none of its runs open): its state, checkpoints,
+        runs, artifacts, contexts, adjustments, approvals and events; memories saved under it stay unless ``memories``.
+        A tombstone stays; deleting it again answers ``already: True``.
+        """
+        return cast(DeleteResult, await self._request("task.delete", clean({"task_id": task_id, "reason": reason, "memories": memories})))
 
     async def finish(self, summary: Optional[str] = None, task_id: Optional[str] = None, cancel_runs: Optional[bool] = None) -> FinishResult:
         """Completes the task and saves an outcome record; refused while its runs are open unless the host passes ``cancel_runs``."""

@@ -20,7 +20,7 @@ from ._task_types import (  # noqa: F401
    
 )
 from ._history_types import (  # noqa: F401
-    CheckpointEntry, CheckpointFull, CheckpointGetResult, CheckpointListResult, ForkResult,
+    CheckpointEntry, CheckpointFull, CheckpointGetResult, CheckpointListResult, DeleteResult, ForkResult,
 )
 from ._approval_types import (  # noqa: F401
     Approval, ApprovalDecision, ApprovalListResult, ApprovalRequestResult, ApprovalResult, ApprovalStatus,
@@ -62,5 +62,5 @@ __all__ = [
     "ContextReadResult", "ContextShareResult",
     "EventsReadResult", "RootEvent", "Approval", "ApprovalDecision", "ApprovalListResult", "ApprovalRequestResult",
     "ApprovalResult", "ApprovalStatus",
-    "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult",
+    "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult", "DeleteResult",
 ]

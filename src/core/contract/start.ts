@@ -57,11 +57,12 @@ export async function startTask(c: ContractContext, description: string, keyword
 
 /**
  * A task id not yet in this root. An id is the time to the second and 16 random bits: one already
- * taken is drawn again here, under the write lock, so no task is ever overwritten by a new one.
+ * taken (by a task, or by a deleted task's tombstone) is drawn again here, under the write lock,
+ * so no task is ever overwritten by a new one and no new task inherits what named a deleted one.
  */
 export async function freeTaskId(c: ContractContext, tx: StateTx, now: Date, what: "started" | "forked"): Promise<string> {
   let taskId = c.d.ids.taskId(now);
-  for (let draw = 1; (await tx.loadTask(taskId)) !== null; draw++) {
+  for (let draw = 1; await tx.taskIdTaken(taskId); draw++) {
     if (draw >= 16) throw new ConflictError(`Task not ${what}: no free task id could be drawn for ${now.toISOString()}; retry`, { reason: "task_id_taken" });
     taskId = c.d.ids.taskId(now);
   }

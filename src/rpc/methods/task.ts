@@ -159,6 +159,16 @@ export const taskMethods = [
     handler: ({ root }, p) => root.contract.fork(p.checkpoint_id, p.description),
   }),
   method({
+    name: "task.delete",
+    side: "host",
+    summary:
+      "Delete a task of this root (not the current one, none of its runs open): its state, checkpoints and outcome (forgotten), runs with their receipts and charges, artifacts, contexts, adjustments, approvals and its events go; memories saved under it stay unless memories: true; a tombstone stays and the event log says task.deleted; again: already true; reason; returns what went",
+    params: S.taskDelete,
+    lane: "state",
+    readOnly: false,
+    handler: ({ root, caller }, p) => root.deleteTask({ task_id: p.task_id, by: callerName(caller), reason: p.reason ?? null, memories: p.memories === true }),
+  }),
+  method({
     name: "task.finish",
     side: "agent",
     summary: "Complete the task (current, or another by task_id) and save an outcome record to memory; refused while its runs are open unless cancel_runs: true cancels them first",
