@@ -123,19 +123,26 @@ export class EventLog {
     const limit = Math.min(q.limit ?? 100, LIMITS.events_page);
     const rows = (await this.#db.execute({ sql: `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`, args: [...args, limit] })).rows;
     const last = (await this.#db.execute("SELECT COALESCE(MAX(seq), 0) AS n FROM events")).rows[0];
-    return {
-      events: rows.map((r) => ({
-        id: Number(r.seq),
-        kind: String(r.kind),
-        task_id: r.task_id === null ? null : String(r.task_id),
-        run_id: r.run_seq === null ? null : RUN_ID.format(Number(r.run_seq)),
-        epoch: r.epoch === null ? null : Number(r.epoch),
-        detail: parseDetail(r.detail),
-        at: String(r.at),
-      })),
-      last_id: Number(last?.n ?? 0),
-    };
+    return { events: rows.map(toEvent), last_id: Number(last?.n ?? 0) };
   }
+}
+
+/** An `events` row as the log shows it. */
+export function toEvent(r: Record<string, unknown>): RootEvent {
+  return {
+    id: Number(r.seq),
+    kind: String(r.kind),
+    task_id: r.task_id === null ? null : String(r.task_id),
+    run_id: r.run_seq === null ? null : RUN_ID.format(Number(r.run_seq)),
+    epoch: r.epoch === null ? null : Number(r.epoch),
+    detail: parseDetail(r.detail),
+    at: String(r.at),
+  };
+}
+
+/** Whether `kind` is one of `kinds` (a name ending in `.` is a prefix); every kind when `kinds` is null. */
+export function kindMatches(kind: string, kinds: readonly string[] | null): boolean {
+  return kinds === null || kinds.some((k) => (k.endsWith(".") ? kind.startsWith(k) : kind === k));
 }
 
 function parseDetail(v: unknown): Record<string, unknown> {

@@ -252,6 +252,8 @@ export class RootRegistry {
           r.wakeRuns();
           // the root's retention rules, if its settings have any: applied while it is open
           r.keepRetention();
+          // the root's webhooks, if its settings name any: its event log delivered while it is open
+          r.keepWebhooks();
           // bodies left by processes killed before their commit: collected once, in the background
           if (!this.#collected.has(key)) {
             this.#collected.add(key);

@@ -27,6 +27,7 @@ import { type ServerStore, serverSessionPath, storeName } from "../store/server_
 import { InvalidRootError, resolveRoot, type RootPaths, rootPaths, serverPaths } from "./paths.ts";
 export { InvalidRootError, ProtectedRootError, resolveRoot, type RootPaths, rootPaths, serverPaths } from "./paths.ts";
 import { crashPointsFromEnv } from "../store/crash.ts";
+import { WebhookDelivery } from "./webhooks.ts";
 import { deleteTask, type TaskDeleteInput, type TaskDeleteResult } from "./task_delete.ts";
 import { FilePendingStore } from "../store/pending_file.ts";
 import { readCheckpointLang, readRetention, type RetentionRule } from "../store/root_settings.ts";
@@ -66,6 +67,8 @@ export const ORPHAN_GRACE_MS = 15 * 60_000;
 
 /** How often a running process applies the root's retention rules, and who the forgetting is recorded as. */
 export const RETENTION_EVERY_MS = 60 * 60_000;
+/** How often a running process looks for events to deliver to the root's webhooks. */
+export const WEBHOOK_IDLE_MS = 250;
 export const RETENTION_BY = "longrun:retention";
 
 export interface RootOptions {
@@ -205,6 +208,7 @@ export class Root {
   /** Stops the timer of this root's runs (wakes, time budgets, stale owners), once started. */
   #stopWaker: (() => Promise<void>) | null = null;
   #retaining = false;
+  #delivering = false;
   readonly #clock: Clock;
 
   private constructor(paths: RootPaths, db: Database, searcher: Searcher, sliceSize: number, options: RootOptions, server: ServerStore | null = null) {
@@ -332,6 +336,30 @@ export class Root {
         await this.events.prune().catch(() => 0);
         await this.#afterOrClose(pace.everyMs ?? RETENTION_EVERY_MS);
       }
+    };
+    const done = loop().catch(() => {});
+    this.#collecting.add(done);
+    void done.then(() => this.#collecting.delete(done));
+  }
+
+  /**
+   * Delivers the root's event log to the webhooks its settings name (`.longrun/settings.json`
+   * `webhooks`; src/root/webhooks.ts) while it is open: a look every `idleMs` (default
+   * WEBHOOK_IDLE_MS), at once again after a delivery; each look reads the settings again. Closing
+   * stops it and gives up its leases.
+   */
+  keepWebhooks(pace: { idleMs?: number } = {}): void {
+    if (this.#closed || this.#delivering) return;
+    this.#delivering = true;
+    const stop = new AbortController();
+    this.#onClose.add(() => stop.abort());
+    const hooks = new WebhookDelivery({ db: this.db, settingsPath: this.paths.settings, now: () => this.#clock.now(), signal: stop.signal });
+    const loop = async () => {
+      while (!this.#closed) {
+        const delivered = await hooks.pass().catch(() => 0);
+        if (!delivered) await this.#afterOrClose(pace.idleMs ?? WEBHOOK_IDLE_MS);
+      }
+      await hooks.release().catch(() => {});
     };
     const done = loop().catch(() => {});
     this.#collecting.add(done);

@@ -13,6 +13,11 @@
  *   {"retention": [{"types": ["note"], "older_than_days": 90}]}
  *                      memories a running longrun process forgets once they are older than that
  *                      (`"types": ["*"]`: every type); checkpoints and outcomes are never forgotten
+ *   {"webhooks": [{"name": "ops", "url": "https://hooks.example/longrun", "secret_file": "/etc/longrun/ops.key",
+ *     "kinds": ["run.", "approval.requested"]}]}
+ *                      the event log POSTed to the host's URLs by a running longrun process, in
+ *                      order, each body signed with the key in secret_file (or the variable
+ *                      secret_env names), retried until the URL answers 2xx (src/root/webhooks.ts)
  *
  * Read when a checkpoint is made (a request's `lang` wins). A missing file is the defaults; a file
  * that cannot be read or names an unknown language is reported here as an error, and the contract
@@ -111,5 +116,64 @@ export function readRetention(path: string): RetentionRule[] {
     const days = o.older_than_days;
     if (typeof days !== "number" || !Number.isFinite(days) || days < 1 || days > 36_500) throw new Error(`${where}.older_than_days is a number of days from 1 to 36500`);
     return { types: o.types, older_than_days: days };
+  });
+}
+
+/** One webhook of the root's settings (src/root/webhooks.ts delivers the event log to it). */
+export interface WebhookSetting {
+  name: string;
+  url: string;
+  /** Where the signing key is: a file (its text, trimmed) or an environment variable of the process. */
+  secret: { file: string } | { env: string };
+  /** Only these kinds (a name ending in `.` is a prefix); null: every kind. */
+  kinds: string[] | null;
+  /** The wait before the first retry of a failed delivery (doubled each time, at most 5 minutes). */
+  retry_after_ms: number;
+  /** Where a webhook seen for the first time starts: the newest event ("now", the default) or the oldest kept ("start"). */
+  from: "now" | "start";
+}
+
+const WEBHOOK_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/**
+ * The host's webhooks; none when the file or the key is missing. A malformed one is an error (the
+ * caller then delivers to none: an unclear setting never sends the log anywhere).
+ */
+export function readWebhooks(path: string): WebhookSetting[] {
+  const list = readSettings(path)?.webhooks;
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${path}: webhooks is a list such as [{"name": "ops", "url": "https://…", "secret_file": "/abs/key"}]`);
+  const names = new Set<string>();
+  return list.map((h, i): WebhookSetting => {
+    const where = `${path}: webhooks[${i}]`;
+    if (typeof h !== "object" || h === null || Array.isArray(h)) throw new Error(`${where} is an object`);
+    const o = h as Record<string, unknown>;
+    if (typeof o.name !== "string" || !WEBHOOK_NAME.test(o.name)) throw new Error(`${where}.name is 1-40 lower-case letters, digits, _ or -`);
+    if (names.has(o.name)) throw new Error(`${where}.name ${o.name} is used twice; each webhook has its own name`);
+    names.add(o.name);
+    let url: URL | null = null;
+    try {
+      url = typeof o.url === "string" ? new URL(o.url) : null;
+    } catch {
+      url = null;
+    }
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new Error(`${where}.url is an http:// or https:// URL`);
+    const file = o.secret_file;
+    const env = o.secret_env;
+    if ((file === undefined) === (env === undefined)) throw new Error(`${where} names its signing key with exactly one of secret_file (an absolute path) or secret_env (a variable name)`);
+    if (file !== undefined && (typeof file !== "string" || !file.startsWith("/"))) throw new Error(`${where}.secret_file is an absolute path`);
+    if (env !== undefined && (typeof env !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(env))) throw new Error(`${where}.secret_env is an environment variable's name`);
+    if (o.kinds !== undefined && (!isStrings(o.kinds) || !o.kinds.length || o.kinds.some((k) => !k))) throw new Error(`${where}.kinds is a non-empty list of event kinds (a name ending in . is a prefix)`);
+    const retry = o.retry_after_ms ?? 1000;
+    if (typeof retry !== "number" || !Number.isInteger(retry) || retry < 50 || retry > 60_000) throw new Error(`${where}.retry_after_ms is a whole number of milliseconds from 50 to 60000`);
+    if (o.from !== undefined && o.from !== "now" && o.from !== "start") throw new Error(`${where}.from is "now" (the default: only events after it is first seen) or "start" (every event the log keeps)`);
+    return {
+      name: o.name,
+      url: url.href,
+      secret: file !== undefined ? { file: file as string } : { env: env as string },
+      kinds: (o.kinds as string[] | undefined) ?? null,
+      retry_after_ms: retry,
+      from: (o.from as "now" | "start" | undefined) ?? "now",
+    };
   });
 }
