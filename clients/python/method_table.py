@@ -129,8 +129,8 @@ RUN_METHODS: Tuple[M, ...] = (
       "Host: refuses a requested run; it ends as ``refused`` and begins no effect."),
     M("list_runs", "run.list", "RunListResult", "task_id all_tasks",
       "A task's runs with budget, open items and newest checkpoint, and the task's total spend."),
-    M("checkpoint_run", "run.checkpoint", "RunCheckpointResult", "run_id epoch settled open note",
-      "A run's own working summary (what is settled, what is open), fenced by its epoch."),
+    M("checkpoint_run", "run.checkpoint", "RunCheckpointResult", "run_id epoch settled open note failed next_step",
+      "A run's own working summary (what is settled, what is open, the methods that failed, the next step), fenced by its epoch."),
     M("park_run", "run.park", "RunResult", "run_id epoch waiting_for for_user wake_at",
       "Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer.\n"
       "``wake_at`` (ISO time): a running longrun process wakes it then, once (also after a restart)."),

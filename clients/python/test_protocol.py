@@ -101,7 +101,8 @@ class LedgerThroughTypedMethodsTest(RealServerTest):
         spent = lr.budget_status(rid)["budget"]["spent"]
         self.assertEqual((spent["requests"], spent["tool_calls"]), (2, 1), "a model request counts as a request, not a tool call")
         self.assertEqual(lr.get_run(rid)["receipts_by_kind"], {"tool_call": 1, "model_request": 1, "child_run": 0})
-        self.assertEqual(lr.checkpoint_run(rid, ep, ["fund A"], ["fund B"], note="half")["checkpoint"]["open"], ["fund B"])
+        cp = lr.checkpoint_run(rid, ep, ["fund A"], ["fund B"], note="half", failed=["the archive search"], next_step="read fund B's report")["checkpoint"]
+        self.assertEqual((cp["open"], cp["failed"], cp["next_step"]), (["fund B"], ["the archive search"], "read fund B's report"))
         self.assertEqual(lr.park_run(rid, ep, "the user")["run"]["status"], "parked")
         self.assertEqual(lr.wake_run(rid, ep)["run"]["status"], "running")
         adj = lr.receive_adjustment("also compare fees", run_id=rid)["adjustment"]

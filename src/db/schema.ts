@@ -476,6 +476,14 @@ export const MIGRATIONS: Migration[] = [
       END`,
     ],
   },
+  {
+    version: 18,
+    name: "a run's working summary in full: the methods that failed and the next step, beside what is settled and open",
+    sql: [
+      `ALTER TABLE run_checkpoints ADD COLUMN failed TEXT NOT NULL DEFAULT '[]'`,
+      `ALTER TABLE run_checkpoints ADD COLUMN next_step TEXT NOT NULL DEFAULT ''`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -12,7 +12,7 @@ import type { TaskState } from "../core/task.ts";
 import type { LedgerDeps } from "./common.ts";
 import { type BudgetStatus, Budgets } from "./budget.ts";
 import { type GrantInput, Grants } from "./grants.ts";
-import { Lifecycle, type RunCheckpoint } from "./lifecycle.ts";
+import { Lifecycle, type RunCheckpoint, type RunCheckpointInput } from "./lifecycle.ts";
 import { type ChildRunInput, Children } from "./children.ts";
 import { type BeginInput, type OpenItem, type Receipt, Receipts, type SettleInput } from "./receipts.ts";
 import type { Run } from "./run_record.ts";
@@ -130,8 +130,8 @@ export class RunLedger {
   finish(runId: string, epoch: number, outcome: string, gaps: string[], status: "finished" | "failed"): Promise<Run> {
     return this.#lifecycle.finish(runId, epoch, outcome, gaps, status);
   }
-  checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
-    return this.#lifecycle.checkpoint(runId, epoch, settled, open, note);
+  checkpoint(runId: string, epoch: number, c: RunCheckpointInput): Promise<RunCheckpoint> {
+    return this.#lifecycle.checkpoint(runId, epoch, c);
   }
 
   // the host's decision on a requested run (grants.ts)

@@ -11,20 +11,28 @@ import { ConflictError, UnauthorizedError } from "../core/errors.ts";
 import { addEvent, fence, json, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import { type HostAnswer, requireStatus, readRun, type Run, runRow, type RunStatus } from "./run_record.ts";
 
-/** A run's own working summary: what is settled and what is open. */
+/** A run's own working summary: what is settled, what is open, the methods that failed, the next step. */
 export interface RunCheckpoint {
   epoch: number;
   settled: string[];
   open: string[];
+  /** Methods tried that did not work (so a successor does not try them again). */
+  failed: string[];
+  next_step: string;
   note: string;
   at: string;
 }
+
+/** What a run checkpoint records, beyond its run and epoch. */
+export type RunCheckpointInput = Omit<RunCheckpoint, "epoch" | "at">;
 
 /** A run's newest checkpoint (null before its first). */
 export async function latestCheckpoint(d: LedgerDeps, runSeq: number): Promise<RunCheckpoint | null> {
   const rs = await d.db.execute({ sql: "SELECT * FROM run_checkpoints WHERE run_seq = ? ORDER BY seq DESC LIMIT 1", args: [runSeq] });
   const r = rs.rows[0];
-  return r ? { epoch: Number(r.epoch), settled: json<string[]>(r.settled, []), open: json<string[]>(r.open, []), note: String(r.note), at: String(r.at) } : null;
+  return r
+    ? { epoch: Number(r.epoch), settled: json<string[]>(r.settled, []), open: json<string[]>(r.open, []), failed: json<string[]>(r.failed, []), next_step: String(r.next_step ?? ""), note: String(r.note), at: String(r.at) }
+    : null;
 }
 
 /** The lifecycle steps of the ledger's runs. */
@@ -134,8 +142,8 @@ export class Lifecycle {
     });
   }
 
-  /** A run's own working summary: what is settled and what is open (recovery reads the newest). */
-  async checkpoint(runId: string, epoch: number, settled: string[], open: string[], note: string): Promise<RunCheckpoint> {
+  /** A run's own working summary: what is settled, open, failed and next (recovery reads the newest). */
+  async checkpoint(runId: string, epoch: number, c: RunCheckpointInput): Promise<RunCheckpoint> {
     const seq = seqOf(RUN_ID, runId, "run");
     const at = now(this.d);
     await this.d.db.write(async (tx) => {
@@ -143,10 +151,10 @@ export class Lifecycle {
       const run = await runRow(this.d, tx, seq);
       requireStatus(run, ["running", "parked"], "take a checkpoint");
       await tx.execute({
-        sql: "INSERT INTO run_checkpoints(run_seq, epoch, settled, open, note, at) VALUES (?, ?, ?, ?, ?, ?)",
-        args: [seq, epoch, JSON.stringify(settled), JSON.stringify(open), note, at],
+        sql: "INSERT INTO run_checkpoints(run_seq, epoch, settled, open, failed, next_step, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        args: [seq, epoch, JSON.stringify(c.settled), JSON.stringify(c.open), JSON.stringify(c.failed), c.next_step, c.note, at],
       });
-      await addEvent(tx, seq, epoch, "checkpoint", { settled: settled.length, open: open.length }, at);
+      await addEvent(tx, seq, epoch, "checkpoint", { settled: c.settled.length, open: c.open.length, failed: c.failed.length }, at);
     });
     return (await latestCheckpoint(this.d, seq))!;
   }

@@ -115,6 +115,9 @@ export const L = {
     epoch,
     settled: v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items)),
     open: v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items)),
+    // methods tried that did not work, so whoever goes on does not try them again
+    failed: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
+    next_step: v.optional(longText(0)),
     note: v.optional(longText(0)),
   }),
   budgetReconcile: params({

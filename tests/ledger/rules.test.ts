@@ -258,16 +258,25 @@ describe("research-run rules through the binary", () => {
     assert.equal(shared.coverage.complete, false);
   });
 
-  test("a run keeps its own working checkpoint, which recovery reads after a crash", async () => {
+  test("a run keeps its own working checkpoint (settled, open, the methods that failed, the next step), which recovery reads after a crash", async () => {
     const { run } = await research();
     await s.result("run.checkpoint", { run_id: run.run_id, epoch: 1, settled: ["fees confirmed"], open: ["tracking error", "overlap"], note: "draft saved" });
-    await s.result("run.checkpoint", { run_id: run.run_id, epoch: 1, settled: ["fees confirmed", "overlap (top 10)"], open: ["tracking error"], note: "" });
+    await s.result("run.checkpoint", {
+      run_id: run.run_id,
+      epoch: 1,
+      settled: ["fees confirmed", "overlap (top 10)"],
+      open: ["tracking error"],
+      failed: ["the fund site's search: it returns nothing before 2020"],
+      next_step: "compute tracking error from the monthly NAVs",
+      note: "",
+    });
     await kill(s);
     s = new Server(BINARY, ["serve", "--root", root]);
     const seen = await s.result("run.get", { run_id: run.run_id });
     assert.deepEqual(seen.checkpoint.open, ["tracking error"]);
     const claimed = await s.result("run.claim", { run_id: run.run_id, owner: "exec-B" });
     assert.deepEqual(claimed.checkpoint.settled, ["fees confirmed", "overlap (top 10)"]);
+    assert.deepEqual([claimed.checkpoint.failed, claimed.checkpoint.next_step], [["the fund site's search: it returns nothing before 2020"], "compute tracking error from the monthly NAVs"], "whoever goes on knows what not to try again");
     assert.equal((await s.error("run.checkpoint", { run_id: run.run_id, epoch: 1, settled: [], open: [] })).data.kind, "stale_epoch");
   });
 });

@@ -46,7 +46,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "receipt.list": ("run_id", "status",),
     "receipt.settle": ("run_id", "epoch", "receipt_id", "outcome", "result_ref", "error", "evidence",),
     "run.cancel": ("run_id", "reason", "epoch",),
-    "run.checkpoint": ("run_id", "epoch", "settled", "open", "note",),
+    "run.checkpoint": ("run_id", "epoch", "settled", "open", "note", "failed", "next_step",),
     "run.child": ("run_id", "epoch", "owner", "budget", "tools", "sources", "send", "scope", "owner_ttl_seconds", "reason",),
     "run.claim": ("run_id", "owner", "owner_ttl_seconds",),
     "run.continue": ("parent_run_id", "owner", "budget", "tools", "sources", "send", "scope", "reason",),

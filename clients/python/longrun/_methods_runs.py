@@ -114,9 +114,9 @@ class RunMethods:
         """A task's runs with budget, open items and newest checkpoint, and the task's total spend."""
         return cast(RunListResult, self._request("run.list", clean({"task_id": task_id, "all_tasks": all_tasks})))
 
-    def checkpoint_run(self, run_id: str, epoch: int, settled: Sequence[str], open: Sequence[str], note: Optional[str] = None) -> RunCheckpointResult:
-        """A run's own working summary (what is settled, what is open), fenced by its epoch."""
-        return cast(RunCheckpointResult, self._request("run.checkpoint", clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note})))
+    def checkpoint_run(self, run_id: str, epoch: int, settled: Sequence[str], open: Sequence[str], note: Optional[str] = None, failed: Optional[Sequence[str]] = None, next_step: Optional[str] = None) -> RunCheckpointResult:
+        """A run's own working summary (what is settled, what is open, the methods that failed, the next step), fenced by its epoch."""
+        return cast(RunCheckpointResult, self._request("run.checkpoint", clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note, "failed": failed, "next_step": next_step})))
 
     def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None, wake_at: Optional[str] = None) -> RunResult:
         """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer.
@@ -247,9 +247,9 @@ class AsyncRunMethods:
         """A task's runs with budget, open items and newest checkpoint, and the task's total spend."""
         return cast(RunListResult, await self._request("run.list", clean({"task_id": task_id, "all_tasks": all_tasks})))
 
-    async def checkpoint_run(self, run_id: str, epoch: int, settled: Sequence[str], open: Sequence[str], note: Optional[str] = None) -> RunCheckpointResult:
-        """A run's own working summary (what is settled, what is open), fenced by its epoch."""
-        return cast(RunCheckpointResult, await self._request("run.checkpoint", clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note})))
+    async def checkpoint_run(self, run_id: str, epoch: int, settled: Sequence[str], open: Sequence[str], note: Optional[str] = None, failed: Optional[Sequence[str]] = None, next_step: Optional[str] = None) -> RunCheckpointResult:
+        """A run's own working summary (what is settled, what is open, the methods that failed, the next step), fenced by its epoch."""
+        return cast(RunCheckpointResult, await self._request("run.checkpoint", clean({"run_id": run_id, "epoch": epoch, "settled": settled, "open": open, "note": note, "failed": failed, "next_step": next_step})))
 
     async def park_run(self, run_id: str, epoch: int, waiting_for: str, for_user: Optional[bool] = None, wake_at: Optional[str] = None) -> RunResult:
         """Parks a running run with what it waits for; ``for_user``: only the host wakes it, with the answer.

@@ -111,6 +111,9 @@ class RunCheckpoint(TypedDict):
     epoch: int
     settled: List[str]
     open: List[str]
+    #: Methods tried that did not work.
+    failed: List[str]
+    next_step: str
     note: str
     at: str
 

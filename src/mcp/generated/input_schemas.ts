@@ -140,6 +140,8 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     epoch: {"type":"integer","minimum":1,"description":"Your ownership number for the run, from run_start or run_claim (a newer owner makes older numbers fail), e.g. 1"},
     settled: {"type":"array","items":{"type":"string"},"description":"Facts established, e.g. [\"3 of 5 sources read\"]"},
     open: {"type":"array","items":{"type":"string"},"description":"Questions still open, e.g. [\"compare with the 2023 survey\"]"},
+    failed: {"type":"array","items":{"type":"string"},"description":"Methods tried that did not work, so nobody tries them again, e.g. [\"the archive search returns nothing before 2020\"]"},
+    next_step: {"type":"string","description":"What to do next, e.g. \"read the 2023 survey\""},
     note: {"type":"string","description":"Anything else, e.g. \"source 4 was down\""},
   } },
   run_park: { type: "object", required: ["run_id","epoch","waiting_for"], properties: {

@@ -231,11 +231,11 @@ export const runMethods = [
   method({
     name: "run.checkpoint",
     side: "agent",
-    summary: "A run's own working summary (what is settled, what is open), fenced by its epoch; run.get and run.claim return the newest",
+    summary: "A run's own working summary (what is settled, what is open, the methods that failed, the next step), fenced by its epoch; run.get and run.claim return the newest",
     params: L.runCheckpoint,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({ checkpoint: await root.runs.checkpoint(p.run_id, p.epoch, p.settled, p.open, p.note ?? "") }),
+    handler: async ({ root }, p) => ({ checkpoint: await root.runs.checkpoint(p.run_id, p.epoch, { settled: p.settled, open: p.open, failed: p.failed ?? [], next_step: p.next_step ?? "", note: p.note ?? "" }) }),
   }),
   method({
     name: "run.park",
