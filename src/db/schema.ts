@@ -484,6 +484,11 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE run_checkpoints ADD COLUMN next_step TEXT NOT NULL DEFAULT ''`,
     ],
   },
+  {
+    version: 19,
+    name: "kept answers name what they are about (src/store/idempotency.ts), so deleting a task drops its answers",
+    sql: [`ALTER TABLE idempotency ADD COLUMN names TEXT`],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

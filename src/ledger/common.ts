@@ -40,6 +40,20 @@ export const ANCESTRY = `WITH RECURSIVE ancestry(seq, depth) AS (
     UNION SELECT r.seq, a.depth FROM runs r JOIN ancestry a ON r.child_of = a.seq
   )`;
 
+/**
+ * The runs whose unsettled effects a run must not begin again, as a recursive CTE named
+ * `lineage(seq, depth)` over `?` (the run) twice: the runs it works under (its parent run, and
+ * theirs, for a child), the earlier runs of each of their chains, and every child run of all of
+ * these at any depth (its own children, its siblings, their children…), the run itself left out.
+ * An effect left unknown anywhere in the work it is part of may have happened: a child cannot
+ * resend what its parent, a sibling or an earlier run left unknown, nor a parent what its child did.
+ */
+export const EFFECT_LINEAGE = `WITH RECURSIVE
+    up(seq, depth) AS (SELECT ?, 0 UNION SELECT r.child_of, u.depth + 1 FROM runs r JOIN up u ON r.seq = u.seq WHERE r.child_of IS NOT NULL AND u.depth < 100),
+    chain(seq, depth) AS (SELECT seq, depth FROM up UNION SELECT r.parent_seq, c.depth + 1 FROM runs r JOIN chain c ON r.seq = c.seq WHERE r.parent_seq IS NOT NULL AND c.depth < 1000),
+    below(seq, depth) AS (SELECT seq, depth FROM chain UNION SELECT r.seq, b.depth + 1 FROM runs r JOIN below b ON r.child_of = b.seq WHERE b.depth < 1100),
+    lineage(seq, depth) AS (SELECT seq, MIN(depth) FROM below WHERE seq <> ? GROUP BY seq)`;
+
 /** Refuses (and so rolls back) unless `epoch` is the run's current epoch. Touches `updated_at`. */
 export async function fence(tx: Transaction, runSeq: number, epoch: number, at: string): Promise<void> {
   const rs = await tx.execute({ sql: "UPDATE runs SET updated_at = ? WHERE seq = ? AND epoch = ?", args: [at, runSeq, epoch] });

@@ -65,6 +65,9 @@ export class Contexts {
     if (String(rs.rows[0]!.task_id) !== ownerTask) {
       throw new UnauthorizedError(`Refused: context ${ref} belongs to task ${String(rs.rows[0]!.task_id)}; only that task may share it`, { ref, task_id: String(rs.rows[0]!.task_id) });
     }
+    // only with a task of this root (a deleted one's id names nothing any more)
+    const target = await this.d.db.execute({ sql: "SELECT 1 FROM tasks WHERE task_id = ?", args: [withTask] });
+    if (!target.rows.length) throw new NotFoundError("task", withTask, "; task.list shows this root's tasks");
     await this.d.db.execute({ sql: "INSERT INTO context_shares(context_seq, task_id, shared_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", args: [seq, withTask, now(this.d)] });
     const all = await this.d.db.execute({ sql: "SELECT task_id FROM context_shares WHERE context_seq = ? ORDER BY task_id", args: [seq] });
     return { ref, shared_with: all.rows.map((r) => String(r.task_id)) };

@@ -8,7 +8,7 @@ import type { Tx as Transaction } from "../db/database.ts";
 import type { BudgetLimits } from "../core/run_rules/budget.ts";
 import { beginVerdict, kindCharge, type ReceiptKind, settleAllowed } from "../core/run_rules/receipts.ts";
 import { ConflictError, NotFoundError, StaleEpochError, UnauthorizedError } from "../core/errors.ts";
-import { addEvent, ANCESTRY, fence, json, type LedgerDeps, now, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { addEvent, EFFECT_LINEAGE, fence, json, type LedgerDeps, now, RECEIPT_ID, type Row, RUN_ID, seqOf, str } from "./common.ts";
 import { type Budgets, noEffects, type OpenCharge } from "./budget.ts";
 import { authorizationOf, requireStatus, runRow, shownStatus } from "./run_record.ts";
 
@@ -118,17 +118,18 @@ export class Receipts {
   constructor(private readonly d: LedgerDeps, private readonly budgets: Budgets) {}
 
   /**
-   * An unsettled receipt (unknown, or begun and never settled) for the key in an earlier run of
-   * the chain (the parent, the parent's parent…) or a child run of one: such an effect may have happened, so no
-   * continuation begins it again until it is reconciled with evidence. (A completed one in an
+   * An unsettled receipt (unknown, or begun and never settled) for the key in another run of the
+   * same work (EFFECT_LINEAGE: an earlier run of the chain, the parent of a child run, a sibling, a
+   * child…): such an effect may have happened, so no run of that work begins it again until it is
+   * reconciled with evidence. (A completed one in an
    * earlier run is not reused as a result: a continuation's effects are its own.)
    */
   async #unsettledInAncestry(tx: Transaction, runSeq: number, key: string): Promise<Row | null> {
     const rs = await tx.execute({
-      sql: `${ANCESTRY}
-            SELECT rc.* FROM receipts rc JOIN ancestry a ON rc.run_seq = a.seq
+      sql: `${EFFECT_LINEAGE}
+            SELECT rc.* FROM receipts rc JOIN lineage a ON rc.run_seq = a.seq
             WHERE rc.idempotency_key = ? AND rc.status IN ('unknown', 'begun') ORDER BY a.depth ASC, rc.attempt DESC LIMIT 1`,
-      args: [runSeq, key],
+      args: [runSeq, runSeq, key],
     });
     return rs.rows[0] ?? null;
   }
@@ -163,9 +164,10 @@ export class Receipts {
       if (verdict.kind === "replay") return { seq: Number(ownRow!.seq), replayed: true };
       if (verdict.kind === "refuse") {
         const id = existing!.receipt_id;
-        const where = inAncestor ? ` in earlier run ${existing!.run_id}` : "";
+        const where = inAncestor ? ` in run ${existing!.run_id} of the same work (an earlier run of its chain, or a parent, sibling or child run)` : "";
+        const how = inAncestor ? "on that run, or from a continuation that carries it as an open item" : "from this run";
         const why = {
-          unknown: `its earlier effect ${id}${where} may have happened (status unknown); reconcile it with receipt.settle and evidence (from this run: it is one of its open items) before anything is re-run`,
+          unknown: `its earlier effect ${id}${where} may have happened (status unknown); reconcile it with receipt.settle and evidence (${how}) before anything is re-run`,
           in_flight: `receipt ${id}${where} for it is begun and not settled yet; settle it (or claim its run, which makes it unknown) first`,
           args_differ: `receipt ${id} used the same key with different arguments; use a new idempotency key for a different effect`,
         }[verdict.reason];

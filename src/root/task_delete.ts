@@ -9,20 +9,26 @@
  * | other memories saved under it | kept as project memory, unless `memories: true` forgets them too |
  * | its runs with their receipts, charges, events, open items, run checkpoints | deleted |
  * | its artifacts (versions, attachments, marks), contexts (reads, shares), adjustments, approvals | deleted; bodies removed once no other row names them |
- * | its events in the event log, kept answers naming it (idempotency) | deleted; one `task.deleted` event stays |
+ * | its events in the event log | deleted; one `task.deleted` event stays |
+ * | kept answers (idempotency) that name it or anything of it (a run, receipt, charge, context, adjustment, approval) | deleted: a replay runs again and finds nothing, never an old answer with its text |
  *
  * Refused, changing nothing: the root's current task (start or switch to another first: the
  * current task is what the gate and every turn read); a task with an open run (running, parked
- * or requested: end them first, e.g. task.finish with cancel_runs); a task whose runs a run of
- * another task continues (that run's ancestry would lose what it inherits); a pending checkpoint
- * for it (task.resume replays it first). Deleting a deleted task answers `already: true`.
+ * or requested: end them first, e.g. task.finish with cancel_runs); a task whose runs a granted or
+ * requested run of another task continues (that run's ancestry would lose what it inherits; a
+ * refused one is only detached); a pending checkpoint for it (task.resume replays it first).
+ * Deleting a deleted task answers `already: true`. With `memories`, each record goes with every
+ * other version of it (memory.update's chain), as memory.forget does: also a newer version saved
+ * under another task.
  */
 import { ConflictError, LongrunError, NotFoundError } from "../core/errors.ts";
-import { RUN_ID } from "../core/ids.ts";
+import { ADJUSTMENT_ID, CHARGE_ID, CONTEXT_ID, RECEIPT_ID, RUN_ID } from "../core/ids.ts";
+import { APPROVAL_ID } from "../ledger/approvals.ts";
 import type { Database, Tx } from "../db/database.ts";
 import type { LibsqlMemory } from "../memory/store.ts";
 import type { BlobStore } from "../store/blobs.ts";
 import { blobsNamed } from "../store/db_blobs.ts";
+import { idsNamed } from "../store/idempotency.ts";
 import { CURRENT_TASK } from "../store/state_db.ts";
 
 export interface TaskDeleteDeps {
@@ -83,6 +89,8 @@ export async function deleteTask(d: TaskDeleteDeps, input: TaskDeleteInput): Pro
     const contexts = "SELECT seq FROM contexts WHERE task_id = ?";
     const t = [taskId];
     const steps: [string, unknown[]][] = [
+      // a refused continuation in another task was never granted: it only loses its link
+      [`UPDATE runs SET parent_seq = NULL WHERE parent_seq IN (${RUNS}) AND task_id <> ? AND grant_state = 'refused'`, [taskId, taskId]],
       [`DELETE FROM context_reads WHERE context_seq IN (${contexts}) OR run_seq IN (${RUNS}) OR reader_task = ?`, [taskId, taskId, taskId]],
       [`DELETE FROM context_shares WHERE context_seq IN (${contexts}) OR task_id = ?`, [taskId, taskId]],
       ["DELETE FROM contexts WHERE task_id = ?", t],
@@ -103,11 +111,11 @@ export async function deleteTask(d: TaskDeleteDeps, input: TaskDeleteInput): Pro
       ["DELETE FROM tasks WHERE task_id = ?", t],
       // what the log said of it (a checkpoint's id, an approval's reason…); the tombstone's event follows
       ["DELETE FROM events WHERE task_id = ?", t],
-      // a kept answer of a write names the task (a checkpoint's text, a run's question)
-      ["DELETE FROM idempotency WHERE instr(answer, ?) > 0", [JSON.stringify(taskId)]],
       ["INSERT INTO task_tombstones(task_id, deleted_at, by, reason) VALUES (?, ?, ?, ?)", [taskId, d.now().toISOString(), input.by, input.reason]],
     ];
+    const answers = await answersNaming(tx, taskId);
     for (const [sql, args] of steps) await tx.execute({ sql, args: args as never });
+    if (answers.length) await tx.execute({ sql: "DELETE FROM idempotency WHERE key IN (SELECT value FROM json_each(?))", args: [JSON.stringify(answers)] });
     return { result: { task_id: taskId, deleted: true as const, already: false, runs, memories_forgotten: memory.forgotten, memories_kept: memory.kept, artifacts }, blobs };
   });
   // bodies are shared by content: one goes only when no row names it any more
@@ -134,13 +142,49 @@ async function refuseUnlessDeletable(tx: Tx, taskId: string): Promise<void> {
       runs: ids,
     });
   }
-  const elsewhere = await tx.execute({ sql: `SELECT seq, task_id FROM runs WHERE parent_seq IN (${RUNS}) AND task_id <> ? ORDER BY seq`, args: [taskId, taskId] });
+  const elsewhere = await tx.execute({
+    sql: `SELECT seq, task_id FROM runs WHERE parent_seq IN (${RUNS}) AND task_id <> ? AND COALESCE(grant_state, 'granted') <> 'refused' ORDER BY seq`,
+    args: [taskId, taskId],
+  });
   if (elsewhere.rows.length) {
     const ids = elsewhere.rows.map((r) => `${RUN_ID.format(Number(r.seq))} of task ${String(r.task_id)}`);
-    throw new ConflictError(`Refused: runs of another task continue runs of ${taskId} (${ids.join(", ")}) and inherit what they left open; delete that task first. Nothing changed`, {
+    throw new ConflictError(`Refused: runs of another task continue runs of ${taskId} (${ids.join(", ")}) and inherit what they left open; refuse a requested one (run.refuse) or delete that task first. Nothing changed`, {
       reason: "continued_elsewhere",
       task_id: taskId,
       runs: elsewhere.rows.map((r) => RUN_ID.format(Number(r.seq))),
     });
+  }
+}
+
+/**
+ * The keys of kept answers (idempotency) about the task or anything of it (what their `names`
+ * say; an answer kept before names were, by the ids its text names), read before its rows go. A
+ * memory method's answer is about memory records, which forgetting rewrites itself
+ * (memory/forget.ts), and a memory kept stays replayable.
+ */
+async function answersNaming(tx: Tx, taskId: string): Promise<string[]> {
+  const ids = new Set<string>([taskId]);
+  const collect = async (sql: string, format: (n: number) => string) => {
+    for (const r of (await tx.execute({ sql, args: [taskId] })).rows) ids.add(format(Number(r.seq)));
+  };
+  await collect(RUNS, (n) => RUN_ID.format(n));
+  await collect(`SELECT seq FROM receipts WHERE run_seq IN (${RUNS})`, (n) => RECEIPT_ID.format(n));
+  await collect(`SELECT seq FROM charges WHERE run_seq IN (${RUNS})`, (n) => CHARGE_ID.format(n));
+  await collect("SELECT seq FROM contexts WHERE task_id = ?", (n) => CONTEXT_ID.format(n));
+  await collect("SELECT seq FROM adjustments WHERE task_id = ?", (n) => ADJUSTMENT_ID.format(n));
+  await collect("SELECT seq FROM approvals WHERE task_id = ?", (n) => APPROVAL_ID.format(n));
+  const out: string[] = [];
+  let after = "";
+  for (;;) {
+    const page = (await tx.execute({
+      sql: "SELECT key, CASE WHEN names IS NULL THEN answer END AS answer, names FROM idempotency WHERE key > ? AND method NOT LIKE 'memory.%' ORDER BY key LIMIT 500",
+      args: [after],
+    })).rows;
+    for (const r of page) {
+      const named = r.names === null ? idsNamed(String(r.answer)) : (JSON.parse(String(r.names)) as string[]);
+      if (named.some((id) => ids.has(id))) out.push(String(r.key));
+    }
+    if (page.length < 500) return out;
+    after = String(page.at(-1)!.key);
   }
 }

@@ -270,7 +270,12 @@ export class Dispatcher {
     const done = <T>(p: Promise<T>): Promise<T> => (p.then(release, release), p);
     // a driver or file-system failure leaves as a kind the caller can act on, naming the database
     const call = () => m.handler({ root, caller }, params);
-    const run = () => (idemKey === null ? call() : once(root.db, idemKey, name, params, call)).catch((e: unknown) => {
+    // a kept answer is also about the task current when it ran (task.delete drops the answers about a task)
+    const current = () => {
+      const id = root.state.lastKnown()?.task_id;
+      return id ? [id] : [];
+    };
+    const run = () => (idemKey === null ? call() : once(root.db, idemKey, name, params, call, Date.now(), current)).catch((e: unknown) => {
       throw classifyStorage(e, root.paths.memoryDb) ?? e;
     });
     const key = root.dir;

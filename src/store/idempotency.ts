@@ -6,6 +6,10 @@
  * other params is refused (`idempotency_conflict`). Only answers are kept: a call that failed
  * kept nothing and runs again. Within one server, calls of a root's lane run one at a time, so a
  * retry that arrives while the first call still runs waits for it and gets its answer.
+ *
+ * Each kept answer also keeps the ids it is about (`names`: the task, runs, receipts, charges,
+ * contexts, adjustments, approvals its params and answer name, and the task current when it ran),
+ * so a task.delete drops the answers about what it deletes: a replay never gives back deleted text.
  */
 import { createHash } from "node:crypto";
 import { IdempotencyConflictError } from "../core/errors.ts";
@@ -23,11 +27,20 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
+/** An id in params or an answer: a task's, or a run's, receipt's, charge's, context's, adjustment's or approval's. */
+const ID_NAMED = /"(T_[0-9A-Za-z_]{1,80}|(?:R|RC|CH|C|ADJ|A)_\d{1,15})"/g;
+
+/** The ids (ID_NAMED) that JSON text names, each once. */
+export function idsNamed(json: string): string[] {
+  return [...new Set([...json.matchAll(ID_NAMED)].map((m) => m[1]!))];
+}
+
 /**
  * Runs `call` once per key: the first answer of `method` with `params` under `key`, kept; the same
  * key again with the same method and params gives that answer without calling; with others, refused.
+ * `about`: more ids the answer is about (the task current when it ran), kept with its own.
  */
-export async function once(db: Database, key: string, method: string, params: Record<string, unknown>, call: () => Promise<unknown>, now = Date.now()): Promise<unknown> {
+export async function once(db: Database, key: string, method: string, params: Record<string, unknown>, call: () => Promise<unknown>, now = Date.now(), about: () => readonly string[] = () => []): Promise<unknown> {
   const { root: _root, ...rest } = params;
   const hash = createHash("sha256").update(`${method}\n${canonical(rest)}`).digest("hex");
   const seen = await db.values({ sql: "SELECT method, params_sha256, answer FROM idempotency WHERE key = ? AND at_ms >= ?", args: [key, now - IDEMPOTENCY_WINDOW_MS] });
@@ -37,13 +50,15 @@ export async function once(db: Database, key: string, method: string, params: Re
     return JSON.parse(String(answer));
   }
   const answer = await call();
+  const text = JSON.stringify(answer ?? null);
+  const names = JSON.stringify([...new Set([...idsNamed(JSON.stringify(rest)), ...idsNamed(text), ...about()])]);
   await db.batch([
     { sql: "DELETE FROM idempotency WHERE at_ms < ?", args: [now - IDEMPOTENCY_WINDOW_MS] },
     {
-      sql: `INSERT INTO idempotency(key, method, params_sha256, answer, at_ms) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(key) DO UPDATE SET method = excluded.method, params_sha256 = excluded.params_sha256, answer = excluded.answer, at_ms = excluded.at_ms
+      sql: `INSERT INTO idempotency(key, method, params_sha256, answer, at_ms, names) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(key) DO UPDATE SET method = excluded.method, params_sha256 = excluded.params_sha256, answer = excluded.answer, at_ms = excluded.at_ms, names = excluded.names
             WHERE idempotency.at_ms < ?`,
-      args: [key, method, hash, JSON.stringify(answer ?? null), now, now - IDEMPOTENCY_WINDOW_MS],
+      args: [key, method, hash, text, now, names, now - IDEMPOTENCY_WINDOW_MS],
     },
   ]);
   return answer;

@@ -122,4 +122,54 @@ describe("task.delete", () => {
     await fx.ok("task.delete", { task_id: t.task_id }, "host");
     assert.equal((await fx.ok("artifact.get", { name: "copy" })).artifact.content, same);
   });
+  test("a kept answer (idempotency) never gives back what was deleted: a replay runs again and finds nothing; a kept memory's save still replays", async () => {
+    const { task } = await fx.ok("task.start", { description: "A" });
+    const run = (await fx.ok("run.start", { owner: "lead", tools: ["fetch"], budget: { requests: 3 } })).run;
+    const ctx = await fx.ok("context.put", { label: "pay", content: "the user's salary is 4,200 a month", run_id: run.run_id, epoch: 1 });
+    const calls: [string, Record<string, unknown>][] = [
+      ["context.read", { ref: ctx.ref, idempotency_key: "k-read" }],
+      ["run.checkpoint", { run_id: run.run_id, epoch: 1, settled: ["fund A is 0.45%"], open: ["the partner's fund C"], note: "private", idempotency_key: "k-cp" }],
+      ["budget.charge", { run_id: run.run_id, epoch: 1, requests: 1, idempotency_key: "k-charge" }],
+      ["artifact.put", { name: "report", kind: "full", content: "private report body", run_id: run.run_id, epoch: 1, idempotency_key: "k-art" }],
+    ];
+    for (const [m, p] of calls) await fx.ok(m, p);
+    const saved = await fx.ok("memory.save", { type: "note", title: "fund A", content: "fund A charges 0.45 percent", idempotency_key: "k-mem" });
+    await fx.ok("run.finish", { run_id: run.run_id, epoch: 1, outcome: "done" });
+    await fx.ok("task.start", { description: "B" });
+    await fx.ok("task.delete", { task_id: task.task_id }, "host");
+    const read = await fx.call(...calls[0]!);
+    assert.equal(read.error?.data.kind, "not_found", "the context's text is not replayed");
+    assert.ok(!JSON.stringify(read).includes("4,200"));
+    assert.equal((await fx.call(...calls[1]!)).error?.data.kind, "not_found", "the run checkpoint is not replayed as saved");
+    assert.equal((await fx.call(...calls[2]!)).error?.data.kind, "not_found", "the charge is not replayed as recorded");
+    assert.equal((await fx.call(...calls[3]!)).error?.data.kind, "not_found", "the artifact is not replayed as saved");
+    const root = await fx.root();
+    const kept = (await root.db.execute("SELECT key FROM idempotency ORDER BY key")).rows.map((r) => String(r.key));
+    assert.ok(!kept.some((k) => ["k-read", "k-cp", "k-charge"].includes(k)), kept.join(","));
+    assert.equal((await fx.ok("memory.save", { type: "note", title: "fund A", content: "fund A charges 0.45 percent", idempotency_key: "k-mem" })).id, saved.id, "a kept memory's save replays");
+  });
+
+  test("a refused continuation in another task does not hold the delete (it loses its link); a requested one does until refused", async () => {
+    const { task } = await fx.ok("task.start", { description: "A" });
+    const run = (await fx.ok("run.start", { owner: "lead", tools: ["fetch"] })).run;
+    await fx.ok("run.finish", { run_id: run.run_id, epoch: 1, outcome: "done" });
+    await fx.ok("task.start", { description: "B" });
+    const asked = (await fx.ok("run.continue", { parent_run_id: run.run_id, owner: "w", budget: {} }, "agent")).run;
+    assert.equal(asked.status, "requested");
+    const held = await fx.fail("task.delete", { task_id: task.task_id }, "host");
+    assert.deepEqual([held.data.reason, held.data.runs], ["continued_elsewhere", [asked.run_id]]);
+    assert.match(held.message, /run\.refuse/);
+    await fx.ok("run.refuse", { run_id: asked.run_id, reason: "no" }, "host");
+    await fx.ok("task.delete", { task_id: task.task_id }, "host");
+    const left = (await fx.ok("run.get", { run_id: asked.run_id })).run;
+    assert.deepEqual([left.status, left.parent_run_id], ["refused", null]);
+  });
+
+  test("nothing can be shared with a deleted task", async () => {
+    const t = await fullTask();
+    await fx.ok("task.delete", { task_id: t.task_id }, "host");
+    const ctx = await fx.ok("context.put", { label: "mine", content: "the second task's notes" });
+    const e = await fx.fail("context.share", { ref: ctx.ref, task_id: t.task_id });
+    assert.equal(e.data.kind, "not_found");
+  });
 });

@@ -184,4 +184,27 @@ describe("child runs", () => {
     assert.deepEqual([budget.spent.requests, budget.reserved.requests], [3, 5]);
     assert.deepEqual((await fx.ok("budget.status", { run_id: a.run_id })).budget.reserved.requests, 0);
   });
+  test("an effect left unknown anywhere in the work is begun again by none of it: not the parent, a sibling, nor a continuation's child", async () => {
+    const parent = await parentRun();
+    const slice = { budget: { requests: 1, cost: 1 }, tools: ["fetch"] };
+    const c1 = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-1", ...slice })).run;
+    const c2 = (await fx.ok("run.child", { run_id: parent.run_id, epoch: 1, owner: "sub-2", ...slice })).run;
+    const mail = { tool: "fetch", idempotency_key: "mail-1", args: { to: "bank" } };
+    const lost = (await fx.ok("receipt.begin", { run_id: c1.run_id, epoch: 1, ...mail })).receipt;
+    await fx.ok("run.claim", { run_id: c1.run_id, owner: "sub-1b" });
+    await fx.ok("run.finish", { run_id: c1.run_id, epoch: 2, outcome: "lost the answer" });
+    for (const run of [parent, c2]) {
+      const e = await fx.fail("receipt.begin", { run_id: run.run_id, epoch: 1, ...mail });
+      assert.deepEqual([e.data.reason, e.data.receipt_id], ["receipt_unknown", lost.receipt_id], `${run.run_id} does not resend it`);
+    }
+    await fx.ok("run.finish", { run_id: c2.run_id, epoch: 1, outcome: "done" });
+    await fx.ok("run.finish", { run_id: parent.run_id, epoch: 1, outcome: "window exhausted" });
+    const cont = (await fx.ok("run.continue", { parent_run_id: parent.run_id, owner: "lead-2", budget: { requests: 5, cost: 5 } })).run;
+    const child = (await fx.ok("run.child", { run_id: cont.run_id, epoch: 1, owner: "sub-3", ...slice })).run;
+    const e = await fx.fail("receipt.begin", { run_id: child.run_id, epoch: 1, ...mail });
+    assert.equal(e.data.reason, "receipt_unknown", "a continuation's child does not resend it either");
+    // reconciled with evidence, the key is free for the work again
+    await fx.ok("receipt.settle", { run_id: cont.run_id, epoch: 1, receipt_id: lost.receipt_id, outcome: "completed", evidence: "the bank has the mail", result_ref: "m1" });
+    assert.equal((await fx.ok("receipt.begin", { run_id: child.run_id, epoch: 1, ...mail })).replayed, false);
+  });
 });
