@@ -68,7 +68,7 @@ export async function runHttp(o: HttpConfig, hooks: HttpStartHooks = {}): Promis
   process.on("uncaughtException", crash);
   process.on("unhandledRejection", crash);
 
-  const roots = new RootRegistry({ defaultRoot: o.root, allow: [o.root, ...o.allowRoots], maxOpen: o.maxRoots, server: o.server });
+  const roots = new RootRegistry({ defaultRoot: o.root, allow: [o.root, ...o.allowRoots], maxOpen: o.maxRoots, server: o.server, webhooks: true });
   if (o.server) mkdirSync(o.server.stateDir, { recursive: true, mode: 0o700 }); // the token file goes there before the server is reached
   try {
     await roots.get(); // lays out the default root (its .longrun/ holds the token file)

@@ -24,7 +24,7 @@ export async function runMcp(options: { root: string | null; tools?: string | nu
   // one root: the directory, or the project on a libSQL server (--store)
   const root = options.server ? null : rootAtStart(options.root);
   if (root === null && !options.server) return 2;
-  const roots = options.server ? new RootRegistry({ defaultRoot: null, server: options.server }) : new RootRegistry({ defaultRoot: root, allow: [root!] });
+  const roots = options.server ? new RootRegistry({ defaultRoot: null, server: options.server, webhooks: true }) : new RootRegistry({ defaultRoot: root, allow: [root!], webhooks: true });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
   const server = createMcpServer({ dispatcher, caller: { side: "agent", via: "mcp" }, tools });
   const transport = new LineTransport(process.stdin, process.stdout);

@@ -9,7 +9,7 @@ import { serveStdio } from "../stdio/server.ts";
 export async function runServe(options: { root: string | null; maxRoots?: number; server?: ServerStore | null }): Promise<number> {
   const defaultRoot = options.server ? null : rootAtStart(options.root);
   if (defaultRoot === null && !options.server) return 2;
-  const roots = new RootRegistry({ defaultRoot, maxOpen: options.maxRoots, server: options.server });
+  const roots = new RootRegistry({ defaultRoot, maxOpen: options.maxRoots, server: options.server, webhooks: true });
   const dispatcher = new Dispatcher({ methods: allMethods(), roots });
   const stop = new AbortController();
   const onTerm = () => stop.abort();

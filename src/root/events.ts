@@ -45,6 +45,9 @@ export interface EventQuery {
   wait_ms?: number;
 }
 
+/** The `root_meta` key of the newest event id pruning removed. */
+export const PRUNED_THROUGH = "events:pruned_through";
+
 /** How often a waiting read looks at the table again. */
 export const POLL_MS = 100;
 
@@ -69,8 +72,17 @@ export class EventLog {
    * went. A reader whose `after` falls before what is kept reads on from the oldest kept.
    */
   async prune(keep: number = LIMITS.events_kept): Promise<number> {
-    const rs = await this.#db.write((tx) => tx.execute({ sql: "DELETE FROM events WHERE seq <= (SELECT MAX(seq) FROM events) - ?", args: [keep] }));
-    return rs.rowsAffected;
+    return this.#db.write(async (tx) => {
+      const through = Number((await tx.execute({ sql: "SELECT COALESCE(MAX(seq), 0) - ? AS b FROM events", args: [keep] })).rows[0]!.b);
+      const rs = await tx.execute({ sql: "DELETE FROM events WHERE seq <= ?", args: [through] });
+      if (!rs.rowsAffected) return 0;
+      // where the log was cut: a webhook behind it says what it never sent (src/root/webhooks.ts)
+      await tx.execute({
+        sql: "INSERT INTO root_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+        args: [PRUNED_THROUGH, String(through)],
+      });
+      return rs.rowsAffected;
+    });
   }
 
   /** The events after `after` (oldest first), up to `limit`; `last_id`: the newest id of the log. */

@@ -26,6 +26,8 @@ export interface RootRegistryOptions {
    * names a root must name this one (its `URL#project` name or its project key).
    */
   server?: ServerStore | null;
+  /** Deliver each open root's event log to its webhooks (servers: serve, http, mcp); a one-off command leaves it off. */
+  webhooks?: boolean;
 }
 
 export const DEFAULT_MAX_OPEN_ROOTS = 64;
@@ -70,12 +72,14 @@ export class RootRegistry {
   /** Open roots, least recently used first (a Map keeps insertion order; each use moves a root last). */
   readonly #recent = new Map<string, true>();
 
+  readonly #webhooks: boolean;
   constructor(options: RootRegistryOptions) {
     this.#maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN_ROOTS;
     this.#server = options.server ?? null;
     this.#defaultRoot = this.#server ? storeName(this.#server) : options.defaultRoot;
     this.#allow = options.allow?.map((d) => resolveRoot(d)) ?? null;
     this.#rootOptions = options.rootOptions ?? {};
+    this.#webhooks = options.webhooks ?? false;
   }
 
   get defaultRoot(): string | null {
@@ -252,8 +256,8 @@ export class RootRegistry {
           r.wakeRuns();
           // the root's retention rules, if its settings have any: applied while it is open
           r.keepRetention();
-          // the root's webhooks, if its settings name any: its event log delivered while it is open
-          r.keepWebhooks();
+          // the root's webhooks, if its settings name any: its event log delivered while it is open (servers only)
+          if (this.#webhooks) r.keepWebhooks();
           // bodies left by processes killed before their commit: collected once, in the background
           if (!this.#collected.has(key)) {
             this.#collected.add(key);

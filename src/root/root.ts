@@ -344,24 +344,24 @@ export class Root {
 
   /**
    * Delivers the root's event log to the webhooks its settings name (`.longrun/settings.json`
-   * `webhooks`; src/root/webhooks.ts) while it is open: a look every `idleMs` (default
-   * WEBHOOK_IDLE_MS), at once again after a delivery; each look reads the settings again. Closing
-   * stops it and gives up its leases.
+   * `webhooks`; src/root/webhooks.ts) while it is open: the settings read every `idleMs` (default
+   * WEBHOOK_IDLE_MS), one loop per webhook. Servers call it (the registry's `webhooks` option), never
+   * a one-off command. Closing stops it and gives up its leases.
    */
   keepWebhooks(pace: { idleMs?: number } = {}): void {
     if (this.#closed || this.#delivering) return;
     this.#delivering = true;
     const stop = new AbortController();
     this.#onClose.add(() => stop.abort());
-    const hooks = new WebhookDelivery({ db: this.db, settingsPath: this.paths.settings, now: () => this.#clock.now(), signal: stop.signal });
-    const loop = async () => {
-      while (!this.#closed) {
-        const delivered = await hooks.pass().catch(() => 0);
-        if (!delivered) await this.#afterOrClose(pace.idleMs ?? WEBHOOK_IDLE_MS);
-      }
-      await hooks.release().catch(() => {});
-    };
-    const done = loop().catch(() => {});
+    const hooks = new WebhookDelivery({
+      db: this.db,
+      settingsPath: this.paths.settings,
+      root: this.server ? this.server.project : this.dir,
+      now: () => this.#clock.now(),
+      signal: stop.signal,
+      sleep: (ms) => this.#afterOrClose(ms),
+    });
+    const done = hooks.run(pace.idleMs ?? WEBHOOK_IDLE_MS).catch(() => {});
     this.#collecting.add(done);
     void done.then(() => this.#collecting.delete(done));
   }

@@ -6,14 +6,15 @@
  *
  * | what | how |
  * |---|---|
- * | order | one event at a time, in the log's order; a failed one holds back those after it |
- * | body | `{"webhook": name, "event": {id, kind, task_id, run_id, epoch, detail, at}}` |
+ * | order | one event at a time, in the log's order; a failed one holds back those after it (of that webhook: each webhook has its own loop) |
+ * | body | `{"webhook": name, "root": the root's name, "event": {id, kind, task_id, run_id, epoch, detail, at}}` |
  * | signature | `x-longrun-signature: sha256=<hex HMAC-SHA256(key, timestamp + "." + body)>`, `x-longrun-timestamp` (Unix seconds) |
  * | success | a 2xx answer within 5 s; anything else (a redirect too) is a failure |
- * | retries | after `retry_after_ms` (default 1 s), doubled each time, at most 5 minutes apart; never dropped |
+ * | retries | after `retry_after_ms` (default 1 s), doubled each time, at most 5 minutes apart (the lease is kept meanwhile, so no other process retries sooner) |
+ * | dropped | never by delivery; only when the log itself prunes events a webhook had not reached (its newest 1,000,000 kept), and then a `webhook.skipped` event says which |
  * | failing | the first failure after a success is an event `webhook.failing` (name, event id, error, next attempt); the next success `webhook.recovered` |
  * | durable | the position is kept in the database per webhook: a restarted process goes on after the last event delivered |
- * | one sender | the process holding the webhook's lease (15 s, renewed while it works) delivers; another takes over when it lapses |
+ * | one sender | the process holding the webhook's lease (15 s, renewed while it works) delivers; another takes over when it lapses; only servers (serve, http, mcp) deliver, never a one-off command |
  * | at least once | a process killed between a 2xx and recording it sends that event again: receivers dedupe by `x-longrun-event-id` |
  * | starts | at the newest event when a webhook is first seen (`"from": "start"`: at the oldest the log keeps) |
  *
@@ -24,13 +25,15 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Database, Tx } from "../db/database.ts";
 import { readWebhooks, type WebhookSetting } from "../store/root_settings.ts";
-import { kindMatches, type RootEvent, toEvent } from "./events.ts";
+import { kindMatches, PRUNED_THROUGH, type RootEvent, toEvent } from "./events.ts";
 
 export const WEBHOOK_LEASE_MS = 15_000;
 export const WEBHOOK_POST_TIMEOUT_MS = 5_000;
 export const WEBHOOK_MAX_RETRY_MS = 300_000;
 /** How many events one look at the log reads. */
 const PAGE = 50;
+/** What #post answers when the process stops mid-delivery. */
+const STOPPED = "the process stopped";
 
 /** The signature of a delivery: what a receiver computes with its copy of the key and compares. */
 export function webhookSignature(key: string, timestamp: string, body: string): string {
@@ -40,9 +43,13 @@ export function webhookSignature(key: string, timestamp: string, body: string): 
 export interface WebhookDeps {
   db: Database;
   settingsPath: string;
+  /** The root's name, in every body: one receiver may serve several roots (event ids are per root). */
+  root: string;
   now: () => Date;
-  /** Aborts a delivery in flight (the root is closing). */
+  /** Aborts a delivery in flight (the root is closing): not a failure of the URL. */
   signal: AbortSignal;
+  /** Resolves after `ms`, or at once when the root closes. */
+  sleep: (ms: number) => Promise<void>;
 }
 
 interface HookState {
@@ -63,31 +70,55 @@ export class WebhookDelivery {
   /** Lease expiry (ms) per webhook this process holds. */
   readonly #held = new Map<string, number>();
   #settingsError: string | null = null;
+  #hooks: WebhookSetting[] = [];
 
   constructor(deps: WebhookDeps) {
     this.#d = deps;
   }
 
-  /** One pass over the root's webhooks: delivers what is due. Returns how many events were delivered. */
-  async pass(): Promise<number> {
-    let hooks: WebhookSetting[];
+  /**
+   * Delivers until the root closes: reads the settings every `idleMs` and keeps one loop per
+   * webhook they name (so one slow or failing URL holds up no other), each going on at once while
+   * there is more to read and waiting `idleMs` when it is done; then gives up its leases.
+   */
+  async run(idleMs: number): Promise<void> {
+    const loops = new Map<string, Promise<void>>();
+    while (!this.#d.signal.aborted) {
+      this.#hooks = await this.#settings();
+      for (const h of this.#hooks) {
+        if (loops.has(h.name)) continue;
+        loops.set(h.name, this.#loop(h.name, idleMs).finally(() => loops.delete(h.name)));
+      }
+      await this.#d.sleep(idleMs);
+    }
+    await Promise.all(loops.values());
+    await this.release().catch(() => {});
+  }
+
+  /** One webhook's loop, for as long as the settings name it. */
+  async #loop(name: string, idleMs: number): Promise<void> {
+    while (!this.#d.signal.aborted) {
+      const h = this.#hooks.find((x) => x.name === name);
+      if (!h) return;
+      const more = await this.#deliver(h).catch(() => false);
+      if (!more) await this.#d.sleep(idleMs);
+    }
+  }
+
+  /** The webhooks the settings name now; none (and one `webhook.settings_invalid` event per new error) when they cannot be read. */
+  async #settings(): Promise<WebhookSetting[]> {
     try {
-      hooks = readWebhooks(this.#d.settingsPath);
+      const hooks = readWebhooks(this.#d.settingsPath);
       this.#settingsError = null;
+      return hooks;
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       if (why !== this.#settingsError) {
         this.#settingsError = why;
-        await this.#d.db.write((tx) => event(tx, "webhook.settings_invalid", null, { error: why }, this.#d.now()));
+        await this.#d.db.write((tx) => event(tx, "webhook.settings_invalid", null, { error: why }, this.#d.now())).catch(() => {});
       }
-      return 0;
+      return [];
     }
-    let n = 0;
-    for (const h of hooks) {
-      if (this.#d.signal.aborted) break;
-      n += await this.#deliver(h);
-    }
-    return n;
   }
 
   /** Gives up the leases this process holds, so another process takes over at once. */
@@ -98,55 +129,65 @@ export class WebhookDelivery {
     this.#held.clear();
   }
 
-  async #deliver(h: WebhookSetting): Promise<number> {
+  /** One look at the log for `h`: delivers what is due; true when there is more to read at once. */
+  async #deliver(h: WebhookSetting): Promise<boolean> {
     const st = this.#state.get(h.name) ?? { failures: 0, next_at: 0, cursor: null, stored: 0 };
     this.#state.set(h.name, st);
-    const now = this.#d.now().getTime();
-    if (now < st.next_at) return 0;
+    // the lease is kept while waiting to retry too: no other process retries sooner
     if (!(await this.#lease(h.name))) {
       st.cursor = null; // another process delivers: read the stored position again when this one takes over
-      return 0;
+      return false;
     }
-    if (st.cursor === null) {
-      st.cursor = st.stored = await this.#storedCursor(h);
-    }
+    if (this.#d.now().getTime() < st.next_at) return false;
+    if (st.cursor === null) st.cursor = st.stored = await this.#storedCursor(h);
+    await this.#pastPruned(h, st);
     const rows = (await this.#d.db.execute({ sql: "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?", args: [st.cursor, PAGE] })).rows;
-    let delivered = 0;
     for (const row of rows) {
       const e = toEvent(row);
-      if (kindMatches(e.kind, h.kinds)) {
-        if (!(await this.#lease(h.name))) return delivered;
-        const error = await this.#post(h, e);
-        if (error !== null) {
-          st.failures++;
-          const wait = Math.min(h.retry_after_ms * 2 ** Math.min(st.failures - 1, 30), WEBHOOK_MAX_RETRY_MS);
-          st.next_at = this.#d.now().getTime() + wait;
-          if (st.failures === 1) {
-            const detail = { webhook: h.name, event_id: e.id, error, next_attempt_at: new Date(st.next_at).toISOString() };
-            await this.#d.db.write((tx) => event(tx, "webhook.failing", null, detail, this.#d.now()));
-          }
-          await this.#store(h.name, st);
-          return delivered;
-        }
-        delivered++;
+      if (!kindMatches(e.kind, h.kinds)) {
         st.cursor = e.id;
+        continue;
+      }
+      if (!(await this.#lease(h.name))) return false;
+      const error = await this.#post(h, e);
+      if (error === STOPPED) return false; // the process is stopping: not the URL's failure
+      if (error !== null) {
+        st.failures++;
+        const wait = Math.min(h.retry_after_ms * 2 ** Math.min(st.failures - 1, 30), WEBHOOK_MAX_RETRY_MS);
+        st.next_at = this.#d.now().getTime() + wait;
+        if (st.failures === 1) {
+          const detail = { webhook: h.name, event_id: e.id, error, next_attempt_at: new Date(st.next_at).toISOString() };
+          await this.#d.db.write((tx) => event(tx, "webhook.failing", null, detail, this.#d.now()));
+        }
         await this.#store(h.name, st);
-        if (st.failures) {
-          const detail = { webhook: h.name, event_id: e.id, failures: st.failures };
-          st.failures = 0;
-          st.next_at = 0;
-          await this.#d.db.write((tx) => event(tx, "webhook.recovered", null, detail, this.#d.now()));
-        }
-      } else {
-        st.cursor = e.id;
+        return false;
+      }
+      st.cursor = e.id;
+      await this.#store(h.name, st);
+      if (st.failures) {
+        const detail = { webhook: h.name, event_id: e.id, failures: st.failures };
+        st.failures = 0;
+        st.next_at = 0;
+        await this.#d.db.write((tx) => event(tx, "webhook.recovered", null, detail, this.#d.now()));
       }
     }
     // past events it does not want: stored now and then, not once per event
     if (st.cursor - st.stored >= PAGE * 4) await this.#store(h.name, st);
-    return delivered;
+    return rows.length === PAGE;
   }
 
-  /** POSTs one event; null when the URL answered 2xx, else what went wrong (never the key). */
+  /** A position the log has pruned past goes on from where it was cut, and a `webhook.skipped` event says what was never sent. */
+  async #pastPruned(h: WebhookSetting, st: HookState): Promise<void> {
+    const row = (await this.#d.db.execute({ sql: "SELECT value FROM root_meta WHERE key = ?", args: [PRUNED_THROUGH] })).rows[0];
+    const through = row ? Number(row.value) : 0;
+    if (st.cursor === null || st.cursor >= through) return;
+    const detail = { webhook: h.name, after: st.cursor, through, reason: "the event log kept only its newest events" };
+    await this.#d.db.write((tx) => event(tx, "webhook.skipped", null, detail, this.#d.now()));
+    st.cursor = through;
+    await this.#store(h.name, st);
+  }
+
+  /** POSTs one event; null when the URL answered 2xx, STOPPED when the process is stopping, else what went wrong (never the key). */
   async #post(h: WebhookSetting, e: RootEvent): Promise<string | null> {
     let key: string;
     try {
@@ -155,7 +196,7 @@ export class WebhookDelivery {
       return `the signing key in secret_file cannot be read (${(err as { code?: string }).code ?? "error"})`;
     }
     if (!key) return "the signing key is empty (secret_file or secret_env)";
-    const body = JSON.stringify({ webhook: h.name, event: e });
+    const body = JSON.stringify({ webhook: h.name, root: this.#d.root, event: e });
     const timestamp = String(Math.floor(this.#d.now().getTime() / 1000));
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), WEBHOOK_POST_TIMEOUT_MS);
@@ -179,7 +220,7 @@ export class WebhookDelivery {
       await res.body?.cancel().catch(() => {});
       return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
     } catch (err) {
-      if (timeout.signal.aborted) return this.#d.signal.aborted ? "the process stopped" : `no answer within ${WEBHOOK_POST_TIMEOUT_MS / 1000} s`;
+      if (timeout.signal.aborted) return this.#d.signal.aborted ? STOPPED : `no answer within ${WEBHOOK_POST_TIMEOUT_MS / 1000} s`;
       const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
       return `not delivered (${code ?? (err instanceof Error ? err.name : "error")})`;
     } finally {

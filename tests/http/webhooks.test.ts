@@ -7,11 +7,12 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from "node:http";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { removeDir, tempDir, until } from "../support/helpers.ts";
+import { Root } from "../../src/root/root.ts";
+import { removeDir, run, tempDir, until } from "../support/helpers.ts";
 import { BINARY, Server } from "../support/server.ts";
 
 interface Delivery {
@@ -21,10 +22,13 @@ interface Delivery {
   event: { id: number; kind: string; task_id: string | null };
 }
 
-/** A webhook receiver: answers each POST with the next status of `statuses` (then 200) and records it. */
+/** A webhook receiver: answers each POST with the next status of `statuses` (then 200) and records it; `hang`: answers none. */
 class Receiver {
   readonly got: Delivery[] = [];
   readonly statuses: number[] = [];
+  hang = false;
+  /** POSTs it holds unanswered (hang). */
+  pending = 0;
   #server: HttpServer | null = null;
   port = 0;
 
@@ -34,6 +38,11 @@ class Receiver {
       req.setEncoding("utf8");
       req.on("data", (d: string) => (body += d));
       req.on("end", () => {
+        if (this.hang) {
+          this.pending++;
+          res.on("close", () => this.pending--);
+          return;
+        }
         const status = this.statuses.shift() ?? 200;
         this.got.push({ status, headers: req.headers, body, event: JSON.parse(body).event });
         res.writeHead(status).end();
@@ -46,7 +55,10 @@ class Receiver {
   async stop(): Promise<void> {
     const s = this.#server;
     this.#server = null;
-    if (s) await new Promise<void>((r) => s.close(() => r()));
+    if (s) {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
   }
 
   /** The events it answered 2xx, by kind. */
@@ -85,7 +97,7 @@ describe("webhooks", () => {
   }
 
   test("the event log arrives in order, each body signed with the host's key; kinds narrow what is sent", async () => {
-    const { receiver, serve } = await setup({ kinds: ["task.", "approval.requested"] });
+    const { receiver, serve, root } = await setup({ kinds: ["task.", "approval.requested"] });
     const s = serve();
     const { task } = await s.result("task.start", { description: "survey the funds" });
     await s.result("writes.request", { reason: "write the draft" }); // lease.requested: not a kind it asked for
@@ -101,6 +113,7 @@ describe("webhooks", () => {
       assert.equal(d.headers["x-longrun-signature"], expected, "signed with the key in secret_file");
       assert.equal(d.headers["x-longrun-event-id"], String(d.event.id));
       assert.equal(d.headers["x-longrun-webhook"], "ops");
+      assert.equal(JSON.parse(d.body).root, root, "the body names the root (event ids are per root)");
       assert.ok(Math.abs(Number(ts) - Date.now() / 1000) < 60);
       assert.equal(d.event.task_id, task.task_id);
     }
@@ -164,5 +177,57 @@ describe("webhooks", () => {
     assert.match(log[0].detail.error, /webhooks\[0\]\.url is an http:\/\/ or https:\/\/ URL/);
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(receiver.got.length, 0);
+  });
+  test("a flood of events a webhook does not want does not hold back the one it does", async () => {
+    const { receiver, serve } = await setup({ kinds: ["approval.requested"] });
+    const s = serve();
+    await s.result("task.start", { description: "survey the funds" });
+    // the agent's flood: 5,000 events of another kind (a page of 50 a look at the log, no wait between full pages)
+    await Promise.all(Array.from({ length: 5000 }, () => s.call("writes.request", { reason: "again" })));
+    await s.result("approval.request", { action: "email.send", reason: "send the survey" });
+    await until(() => receiver.ok().length >= 1, "the approval delivered behind the flood", 15_000);
+    assert.equal(receiver.ok()[0]!.event.kind, "approval.requested");
+  });
+
+  test("one webhook's hanging URL holds up no other", async () => {
+    const { root, receiver: slow, serve, settings } = await setup({ kinds: ["approval.requested"] });
+    const fast = new Receiver();
+    await fast.start();
+    cleanups.push(() => fast.stop());
+    const base = JSON.parse(readFileSync(join(root, ".longrun", "settings.json"), "utf8")).webhooks[0];
+    writeFileSync(join(root, ".longrun", "settings.json"), JSON.stringify({ webhooks: [base, { ...base, name: "fast", url: `http://127.0.0.1:${fast.port}/hook` }] }));
+    void settings;
+    slow.hang = true;
+    const s = serve();
+    await s.result("task.start", { description: "survey the funds" });
+    await s.result("approval.request", { action: "email.send", reason: "send the survey" });
+    await until(() => fast.ok().length >= 1, "the other webhook's delivery");
+    assert.equal(slow.pending, 1, "delivered while the hanging URL still holds its POST");
+  });
+
+  test("one-off commands never deliver; only servers do", async () => {
+    const { root, receiver } = await setup();
+    for (const args of [["start", "survey the funds"], ["list"], ["events"]]) {
+      const r = await run([BINARY, ...args, "--root", root]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(receiver.got.length, 0, "nothing was POSTed by a command");
+  });
+
+  test("events the log pruned before a webhook reached them are named in webhook.skipped; the rest go on", async () => {
+    const { root, receiver } = await setup({ kinds: ["approval.requested", "webhook."] });
+    const r = await Root.open(root, { searchInWorker: false });
+    cleanups.push(() => r.close());
+    await r.contract.startTask("survey the funds");
+    const taskId = (await r.contract.status()).task!.task_id;
+    for (let i = 0; i < 6; i++) await r.approvals.request({ task_id: taskId, action: `send ${i}`, reason: "r", by: "agent:test" });
+    await r.events.prune(3);
+    r.keepWebhooks({ idleMs: 20 });
+    await until(() => receiver.ok().some((d) => d.event.kind === "webhook.skipped"), "the skipped event delivered");
+    const kinds = receiver.ok().map((d) => d.event.kind);
+    assert.deepEqual(kinds.filter((k) => k === "approval.requested").length, 3, "the three kept approvals went");
+    const skipped = receiver.ok().find((d) => d.event.kind === "webhook.skipped")!;
+    assert.equal((JSON.parse(skipped.body).event.detail as { after: number }).after, 0);
   });
 });
