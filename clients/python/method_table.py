@@ -141,8 +141,8 @@ RUN_METHODS: Tuple[M, ...] = (
       "Records that a request stopped so the next adopts an adjustment; the run keeps running."),
     M("cancel_run", "run.cancel", "RunResult", "run_id reason epoch",
       "The user stops the run; the host may omit the epoch."),
-    M("finish_run", "run.finish", "RunResult", "run_id epoch outcome gaps status",
-      "Ends a run with its outcome and the gaps still open."),
+    M("finish_run", "run.finish", "RunFinishResult", "run_id epoch outcome gaps status",
+      "Ends a run with its outcome and the gaps still open; each gap gets an id (the open gap of the same text is that one)."),
     # -- receipt -----------------------------------------------------------------------------------
     M("begin_receipt", "receipt.begin", "ReceiptBeginResult", "run_id epoch tool idempotency_key args=UNSET args_digest source send_to kind",
       "Records an effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
@@ -172,12 +172,17 @@ DELIVERABLE_METHODS: Tuple[M, ...] = (
     M("list_adjustments", "adjust.list", "AdjustmentListResult", "task_id",
       "A task's adjustments (the current task's by default), verbatim, with their history."),
     # -- artifact ----------------------------------------------------------------------------------
-    M("put_artifact", "artifact.put", "ArtifactResult", "name kind content supersedes run_id epoch note attachments",
-      "Saves a deliverable version (draft, increment or full); allowed even past the budget."),
+    M("put_artifact", "artifact.put", "ArtifactResult", "name kind content supersedes run_id epoch note attachments gaps closes",
+      "Saves a deliverable version (draft, increment or full); allowed even past the budget.\n"
+      "``gaps``: what it does not yet cover (opened with it); ``closes``: gap ids it covers (closed by it)."),
     M("get_artifact", "artifact.get", "ArtifactGetResult", "name version attachment",
       "One version with its content (newest by default), or one attachment's content."),
     M("list_artifacts", "artifact.list", "ArtifactListResult", "name task_id",
       "Versions of a task's artifacts (the current task's by default)."),
+    M("list_gaps", "gap.list", "GapListResult", "task_id status",
+      "A task's gaps (the current task's by default), oldest first, with who opened and what closed each."),
+    M("close_gap", "gap.close", "GapResult", "gap_id note",
+      "Host: closes a gap without an artifact that covers it (the user decides it does not matter), with a note."),
     M("mark_artifact", "artifact.mark", "ArtifactResult", "name version mark ok detail",
       "Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."),
     # -- context -----------------------------------------------------------------------------------

@@ -44,6 +44,8 @@ export const LIMITS = {
   child_runs_per_task: 1000,
   /** Levels of child runs under a top-level run (a child's child is level 2). */
   child_depth: 4,
+  /** Open gaps in one task (what its drafts do not yet cover; src/ledger/gaps.ts). */
+  gaps_open: 1000,
   /** Events in one page of events.read. */
   events_page: 500,
   /** The longest events.read waits for an event (`wait_ms`), in milliseconds: under the 30 s a client waits for an answer by default. */

@@ -83,7 +83,8 @@ function outOfDescriptors(): boolean {
  * 401/403 — it refused this runner.
  */
 export function classifyRemote(e: unknown, url: string): unknown {
-  if (e instanceof StorageError) return e;
+  // longrun's own refusals (thrown inside a transaction) are what they say, whatever words they use
+  if (e instanceof LongrunError) return e;
   const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
   const code = typeof err?.code === "string" ? err.code : "";
   const msg = typeof err?.message === "string" ? err.message : String(e);

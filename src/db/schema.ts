@@ -489,6 +489,37 @@ export const MIGRATIONS: Migration[] = [
     name: "kept answers name what they are about (src/store/idempotency.ts), so deleting a task drops its answers",
     sql: [`ALTER TABLE idempotency ADD COLUMN names TEXT`],
   },
+  {
+    version: 20,
+    name: "gaps with identity: what a task's drafts do not yet cover, open → closed across runs and versions (src/ledger/gaps.ts)",
+    sql: [
+      `CREATE TABLE gaps (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+        opened_at TEXT NOT NULL,
+        opened_run_seq INTEGER,
+        opened_by TEXT NOT NULL,
+        closed_at TEXT,
+        closed_run_seq INTEGER,
+        closed_by TEXT,
+        closed_artifact TEXT,
+        closed_version INTEGER,
+        note TEXT
+      )`,
+      `CREATE INDEX gaps_by_task ON gaps(task_id, status, seq)`,
+      `CREATE TRIGGER events_of_gaps_opened AFTER INSERT ON gaps BEGIN
+        INSERT INTO events(kind, task_id, run_seq, detail, at)
+        VALUES ('gap.opened', new.task_id, new.opened_run_seq, json_object('gap_id', printf('G_%04d', new.seq), 'text', new.text, 'by', new.opened_by), new.opened_at);
+      END`,
+      `CREATE TRIGGER events_of_gaps_closed AFTER UPDATE OF status ON gaps WHEN old.status = 'open' AND new.status = 'closed' BEGIN
+        INSERT INTO events(kind, task_id, run_seq, detail, at)
+        VALUES ('gap.closed', new.task_id, new.closed_run_seq,
+          json_object('gap_id', printf('G_%04d', new.seq), 'by', new.closed_by, 'artifact', new.closed_artifact, 'version', new.closed_version, 'note', new.note), new.closed_at);
+      END`,
+    ],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

@@ -7,6 +7,7 @@
 import { ConflictError, NotFoundError } from "../core/errors.ts";
 import type { Blob } from "../store/blobs.ts";
 import { fence, json, type LedgerDeps, now, orRemove, type Row, RUN_ID, str } from "./common.ts";
+import { closeGapsIn, gapsOfVersion, listGaps, openGapsIn, type VersionGaps } from "./gaps.ts";
 import { runTask } from "./run_record.ts";
 
 export type ArtifactKind = "draft" | "increment" | "full";
@@ -33,6 +34,8 @@ export interface ArtifactVersion {
   created_at: string;
   marks: { mark: Mark; ok: boolean; detail: string; at: string }[];
   attachments: { name: string; status: "ok" | "failed"; ref: string | null; size: number | null; sha256: string | null; error: string | null }[];
+  /** The task's gaps open when this version was saved, and those it closed (src/ledger/gaps.ts). */
+  gaps: VersionGaps;
 }
 
 /** A new version of an artifact, saved by a run (fenced by its epoch) or outside runs. */
@@ -45,6 +48,12 @@ export interface PutArtifactInput {
   run?: { run_id: string; epoch: number };
   note?: string;
   attachments?: AttachmentInput[];
+  /** What this version does not yet cover: gaps opened with it (or found open by the same text). */
+  gaps?: string[];
+  /** Gap ids this version covers: closed with it as their evidence. */
+  closes?: string[];
+  /** Who saves it, as gaps record it (`agent:stdio`…). */
+  by?: string;
 }
 
 /** The artifacts of the ledger's tasks. */
@@ -81,6 +90,9 @@ export class Artifacts {
           args: [input.task_id, input.name, version, f.name, f.blob ? "ok" : "failed", f.blob?.ref ?? null, f.blob?.size ?? null, f.blob?.sha256 ?? null, f.blob ? null : (f.error ?? "no content")],
         });
       }
+      const gapBy = { run_seq: runSeq, by: input.by ?? "agent", at };
+      if (input.closes?.length) await closeGapsIn(tx, input.task_id, input.closes, { ...gapBy, artifact: { name: input.name, version }, note: input.note ?? "" });
+      if (input.gaps?.length) await openGapsIn(tx, input.task_id, input.gaps, gapBy);
       this.d.crash?.("artifact.before_commit");
       return version;
     }));
@@ -97,6 +109,7 @@ export class Artifacts {
 
   async #withDetails(taskId: string, rows: Row[]): Promise<ArtifactVersion[]> {
     const all = await this.d.db.execute({ sql: "SELECT name, version, kind, supersedes FROM artifacts WHERE task_id = ?", args: [taskId] });
+    const gaps = await listGaps(this.d.db, taskId);
     const out: ArtifactVersion[] = [];
     for (const r of rows) {
       const name = String(r.name);
@@ -128,6 +141,7 @@ export class Artifacts {
           sha256: str(a.sha256),
           error: str(a.error),
         })),
+        gaps: gapsOfVersion(gaps, name, version, String(r.created_at)),
       });
     }
     return out;

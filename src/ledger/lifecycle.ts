@@ -9,6 +9,7 @@
 import type { Tx as Transaction } from "../db/database.ts";
 import { ConflictError, UnauthorizedError } from "../core/errors.ts";
 import { addEvent, fence, json, type LedgerDeps, now, type Row, RUN_ID, seqOf, str } from "./common.ts";
+import { openGapsIn } from "./gaps.ts";
 import { type HostAnswer, requireStatus, readRun, type Run, runRow, type RunStatus } from "./run_record.ts";
 
 /** A run's own working summary: what is settled, what is open, the methods that failed, the next step. */
@@ -139,6 +140,8 @@ export class Lifecycle {
           children: ids,
         });
       }
+      // the gaps it leaves are the task's, with ids (src/ledger/gaps.ts): the same text as one still open is that one
+      await openGapsIn(tx, String(run.task_id), gaps, { run_seq: Number(run.seq), by: `run:${runId}`, at: now(this.d) });
     });
   }
 

@@ -47,7 +47,7 @@ export const deliverableTools: ToolDef[] = [
     name: "artifact_put",
     method: "artifact.put",
     description:
-      "Save a new version of a deliverable: draft, increment, or full (a full one supersedes earlier versions, which stay readable). Allowed even past the budget.",
+      "Save a new version of a deliverable: draft, increment, or full (a full one supersedes earlier versions, which stay readable). Allowed even past the budget. gaps: what it does not yet cover; closes: the gap ids it covers.",
     input: pickParams(L.artifactPut, {
       name: 'e.g. "report"',
       kind: 'e.g. "full"',
@@ -57,6 +57,8 @@ export const deliverableTools: ToolDef[] = [
       epoch: "The run's ownership number, e.g. 1",
       note: 'e.g. "adds section 3"',
       attachments: 'Files with it, each {name, content} or {name, error}, e.g. [{"name": "data.csv", "content": "a,b"}]',
+      gaps: 'What this version does not yet cover, e.g. ["fund C\'s fees"]',
+      closes: 'Gap ids this version covers (gap_list shows them), e.g. ["G_0001"]',
     }),
     output: shape({ artifact: ARTIFACT }),
     hints: ADDS,
@@ -81,6 +83,15 @@ export const deliverableTools: ToolDef[] = [
     description: "The current task's deliverable versions: kind, what supersedes what, marks, attachments.",
     input: pickParams(L.artifactList, { name: 'Only this deliverable, e.g. "report"' }),
     output: shape({ artifacts: listOf(ARTIFACT) }),
+    hints: READS,
+    sets: RESEARCH,
+  },
+  {
+    name: "gap_list",
+    method: "gap.list",
+    description: "The current task's gaps (what its drafts do not yet cover), oldest first: id, text, open or closed, which run opened it and which version closed it.",
+    input: pickParams(L.gapList, { status: 'Only "open" or "closed" ones, e.g. "open"' }),
+    output: shape({ gaps: listOf(OBJECT) }),
     hints: READS,
     sets: RESEARCH,
   },

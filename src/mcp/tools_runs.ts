@@ -256,7 +256,7 @@ export const runTools: ToolDef[] = [
   {
     name: "run_finish",
     method: "run.finish",
-    description: "End a run with its outcome and the gaps still open (finishing never claims the gaps are closed).",
+    description: "End a run with its outcome and the gaps still open (finishing never claims the gaps are closed); each gap gets an id, the same text as an open gap is that gap.",
     input: pickParams(L.runFinish, {
       run_id: runId,
       epoch,
@@ -264,7 +264,7 @@ export const runTools: ToolDef[] = [
       gaps: strings("What is still missing", '["no data for 2025"]'),
       status: 'How it ended (default "finished"), e.g. "failed"',
     }),
-    output: shape({ run: RUN }),
+    output: shape({ run: RUN, gaps: ARRAY }),
     hints: ENDS,
     sets: RESEARCH,
   },

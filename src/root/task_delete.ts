@@ -8,7 +8,7 @@
  * | its checkpoints and outcome (memory) | forgotten (memory/forget.ts: index, row, body; their tombstones stay) |
  * | other memories saved under it | kept as project memory, unless `memories: true` forgets them too |
  * | its runs with their receipts, charges, events, open items, run checkpoints | deleted |
- * | its artifacts (versions, attachments, marks), contexts (reads, shares), adjustments, approvals | deleted; bodies removed once no other row names them |
+ * | its artifacts (versions, attachments, marks), contexts (reads, shares), adjustments, approvals, gaps | deleted; bodies removed once no other row names them |
  * | its events in the event log | deleted; one `task.deleted` event stays |
  * | kept answers (idempotency) that name it or anything of it (a run, receipt, charge, context, adjustment, approval) | deleted: a replay runs again and finds nothing, never an old answer with its text |
  *
@@ -24,6 +24,7 @@
 import { ConflictError, LongrunError, NotFoundError } from "../core/errors.ts";
 import { ADJUSTMENT_ID, CHARGE_ID, CONTEXT_ID, RECEIPT_ID, RUN_ID } from "../core/ids.ts";
 import { APPROVAL_ID } from "../ledger/approvals.ts";
+import { GAP_ID } from "../ledger/gaps.ts";
 import type { Database, Tx } from "../db/database.ts";
 import type { LibsqlMemory } from "../memory/store.ts";
 import type { BlobStore } from "../store/blobs.ts";
@@ -100,6 +101,7 @@ export async function deleteTask(d: TaskDeleteDeps, input: TaskDeleteInput): Pro
       ["DELETE FROM artifact_attachments WHERE task_id = ?", t],
       ["DELETE FROM artifacts WHERE task_id = ?", t],
       ["DELETE FROM approvals WHERE task_id = ?", t],
+      ["DELETE FROM gaps WHERE task_id = ?", t],
       [`DELETE FROM open_items WHERE run_seq IN (${RUNS}) OR receipt_seq IN (SELECT seq FROM receipts WHERE run_seq IN (${RUNS}))`, [taskId, taskId]],
       [`DELETE FROM run_checkpoints WHERE run_seq IN (${RUNS})`, t],
       [`DELETE FROM run_events WHERE run_seq IN (${RUNS})`, t],
@@ -173,6 +175,7 @@ async function answersNaming(tx: Tx, taskId: string): Promise<string[]> {
   await collect("SELECT seq FROM contexts WHERE task_id = ?", (n) => CONTEXT_ID.format(n));
   await collect("SELECT seq FROM adjustments WHERE task_id = ?", (n) => ADJUSTMENT_ID.format(n));
   await collect("SELECT seq FROM approvals WHERE task_id = ?", (n) => APPROVAL_ID.format(n));
+  await collect("SELECT seq FROM gaps WHERE task_id = ?", (n) => GAP_ID.format(n));
   const out: string[] = [];
   let after = "";
   for (;;) {

@@ -7,6 +7,7 @@ import { jsonObject, longText, params, positiveInt, shortText, stringList, taskI
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const approvalId = v.pipe(v.string(), v.regex(/^A_\d{1,15}$/, "an approval id looks like A_0001 (approval.list shows them)"));
+const gapId = v.pipe(v.string(), v.regex(/^G_\d{1,15}$/, "a gap id looks like G_0001 (gap.list shows them)"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
 const ownerTtl = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.owner_ttl_seconds)));
 const amount = v.pipe(v.number(), v.minValue(0), v.maxValue(1e15));
@@ -199,7 +200,12 @@ export const L = {
         v.check((list) => new Set(list.map((a) => a.name)).size === list.length, "attachment names must differ: each name once per version"),
       ),
     ),
+    // what this version does not yet cover (gaps opened with it), and the gaps it covers (closed by it)
+    gaps: v.optional(v.pipe(v.array(longText()), v.maxLength(LIMITS.list_items))),
+    closes: v.optional(v.pipe(v.array(gapId), v.maxLength(LIMITS.list_items))),
   }),
+  gapList: params({ task_id: taskIdField(), status: v.optional(v.picklist(["open", "closed"], 'status is "open" or "closed"')) }),
+  gapClose: params({ gap_id: gapId, note: shortText() }),
   artifactGet: params({ name, version: v.optional(version), attachment: v.optional(name) }),
   artifactList: params({ name: v.optional(name), task_id: taskIdField() }),
   artifactMark: params({ name, version, mark: v.picklist(["preview", "saved", "exported", "opened"]), ok: v.optional(v.boolean()), detail: v.optional(shortText(0)) }),

@@ -27,8 +27,8 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** An id in params or an answer: a task's, or a run's, receipt's, charge's, context's, adjustment's or approval's. */
-const ID_NAMED = /"(T_[0-9A-Za-z_]{1,80}|(?:R|RC|CH|C|ADJ|A)_\d{1,15})"/g;
+/** An id in params or an answer: a task's, or a run's, receipt's, charge's, context's, adjustment's, approval's or gap's. */
+const ID_NAMED = /"(T_[0-9A-Za-z_]{1,80}|(?:R|RC|CH|C|ADJ|A|G)_\d{1,15})"/g;
 
 /** The ids (ID_NAMED) that JSON text names, each once. */
 export function idsNamed(json: string): string[] {

@@ -27,7 +27,7 @@ describe("task.delete", () => {
     await fx.ok("adjust.receive", { text: "also compare fund C, my partner's", run_id: run.run_id }, "host");
     await fx.ok("approval.request", { action: "email.send", reason: "send the comparison to the user's bank" });
     await fx.ok("run.checkpoint", { run_id: run.run_id, epoch: 1, settled: ["fees of A"], open: ["fees of B"], note: "halfway" });
-    await fx.ok("run.finish", { run_id: run.run_id, epoch: 1, outcome: "compared A and B" });
+    await fx.ok("run.finish", { run_id: run.run_id, epoch: 1, outcome: "compared A and B", gaps: ["fund C, the partner's, not compared"] });
     const cp = await fx.ok("task.checkpoint", { summary: "compared fund A and fund B zebraquartz", next_step: "write it up" });
     const root = await fx.root();
     const blobs = [
@@ -63,7 +63,7 @@ describe("task.delete", () => {
     const t = await fullTask();
     const seq = Number(t.run.run_id.slice(2));
     const before = await leftovers(t.task_id, [seq]);
-    for (const table of ["tasks", "runs", "receipts", "charges", "run_checkpoints", "run_events", "artifacts", "contexts", "adjustments", "approvals", "events", "memories"]) assert.ok(before[table], `the task has rows in ${table}`);
+    for (const table of ["tasks", "runs", "receipts", "charges", "run_checkpoints", "run_events", "artifacts", "contexts", "adjustments", "approvals", "gaps", "events", "memories"]) assert.ok(before[table], `the task has rows in ${table}`);
     const out = await fx.ok("task.delete", { task_id: t.task_id, reason: "the user asked to delete it" }, "host");
     const root = await fx.root();
     assert.deepEqual([out.deleted, out.already, out.runs, out.memories_kept, out.artifacts], [true, false, [t.run.run_id], 1, 1]);

@@ -98,8 +98,10 @@ describe("MCP tools, each called for real (SDK client, compiled binary)", () => 
     const request = (await ok("receipt_begin", { run_id: run.run_id, epoch: 2, tool: "model", idempotency_key: "round-2", args: {} })).receipt;
     await ok("adjust_handoff", { adjustment_id: adjustment.adjustment_id, run_id: run.run_id, epoch: 2, request_id: request.receipt_id });
     await ok("run_yield", { run_id: run.run_id, epoch: 2, reason: "adopt the adjustment", request_id: request.receipt_id, adjustment_id: adjustment.adjustment_id });
-    const art = (await ok("artifact_put", { name: "report", kind: "full", content: "# Findings", run_id: run.run_id, epoch: 2, attachments: [{ name: "data.csv", content: "a,b" }] })).artifact;
+    const art = (await ok("artifact_put", { name: "report", kind: "full", content: "# Findings", run_id: run.run_id, epoch: 2, attachments: [{ name: "data.csv", content: "a,b" }], gaps: ["2025 data"] })).artifact;
     assert.equal(art.version, 1);
+    const [gap] = (await ok("gap_list", { status: "open" })).gaps;
+    assert.deepEqual([gap.text, art.gaps.open[0].gap_id], ["2025 data", gap.gap_id]);
     assert.equal((await ok("artifact_get", { name: "report" })).artifact.content, "# Findings");
     assert.equal((await ok("artifact_get", { name: "report", version: 1, attachment: "data.csv" })).content, "a,b");
     assert.equal((await ok("artifact_list")).artifacts.length, 1);

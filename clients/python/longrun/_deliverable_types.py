@@ -76,6 +76,54 @@ class ArtifactAttachment(TypedDict):
     error: Optional[str]
 
 
+GapStatus = Literal["open", "closed"]
+
+
+class GapOpened(TypedDict):
+    at: str
+    run_id: Optional[str]
+    by: str
+
+
+class GapArtifact(TypedDict):
+    name: str
+    version: int
+
+
+class GapClosed(TypedDict):
+    at: str
+    run_id: Optional[str]
+    by: str
+    #: The version that covers it; None when the host closed it (``close_gap``).
+    artifact: Optional[GapArtifact]
+    note: str
+
+
+class Gap(TypedDict):
+    """What a task's drafts do not yet cover, with an id, open → closed across runs and versions."""
+    gap_id: str
+    task_id: str
+    text: str
+    status: GapStatus
+    opened: GapOpened
+    closed: Optional[GapClosed]
+
+
+class VersionGaps(TypedDict):
+    #: The task's gaps open when the version was saved.
+    open: List[Gap]
+    #: Those the version closed.
+    closed_here: List[Gap]
+
+
+class GapListResult(TypedDict):
+    gaps: List[Gap]
+
+
+class GapResult(TypedDict):
+    gap: Gap
+
+
 class ArtifactVersion(TypedDict):
     task_id: str
     name: str
@@ -91,6 +139,7 @@ class ArtifactVersion(TypedDict):
     created_at: str
     marks: List[ArtifactMarkInfo]
     attachments: List[ArtifactAttachment]
+    gaps: VersionGaps
 
 
 class ArtifactContent(ArtifactVersion):

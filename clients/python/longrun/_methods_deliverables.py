@@ -20,6 +20,9 @@ from .types import (
     ContextPutResult,
     ContextReadResult,
     ContextShareResult,
+    GapListResult,
+    GapResult,
+    GapStatus,
 )
 
 
@@ -45,9 +48,11 @@ class DeliverableMethods:
         """A task's adjustments (the current task's by default), verbatim, with their history."""
         return cast(AdjustmentListResult, self._request("adjust.list", clean({"task_id": task_id})))
 
-    def put_artifact(self, name: str, kind: ArtifactKind, content: str, supersedes: Optional[Sequence[int]] = None, run_id: Optional[str] = None, epoch: Optional[int] = None, note: Optional[str] = None, attachments: Optional[Sequence[AttachmentInput]] = None) -> ArtifactResult:
-        """Saves a deliverable version (draft, increment or full); allowed even past the budget."""
-        return cast(ArtifactResult, self._request("artifact.put", clean({"name": name, "kind": kind, "content": content, "supersedes": supersedes, "run_id": run_id, "epoch": epoch, "note": note, "attachments": attachments})))
+    def put_artifact(self, name: str, kind: ArtifactKind, content: str, supersedes: Optional[Sequence[int]] = None, run_id: Optional[str] = None, epoch: Optional[int] = None, note: Optional[str] = None, attachments: Optional[Sequence[AttachmentInput]] = None, gaps: Optional[Sequence[str]] = None, closes: Optional[Sequence[str]] = None) -> ArtifactResult:
+        """Saves a deliverable version (draft, increment or full); allowed even past the budget.
+        ``gaps``: what it does not yet cover (opened with it); ``closes``: gap ids it covers (closed by it).
+        """
+        return cast(ArtifactResult, self._request("artifact.put", clean({"name": name, "kind": kind, "content": content, "supersedes": supersedes, "run_id": run_id, "epoch": epoch, "note": note, "attachments": attachments, "gaps": gaps, "closes": closes})))
 
     def get_artifact(self, name: str, version: Optional[int] = None, attachment: Optional[str] = None) -> ArtifactGetResult:
         """One version with its content (newest by default), or one attachment's content."""
@@ -56,6 +61,14 @@ class DeliverableMethods:
     def list_artifacts(self, name: Optional[str] = None, task_id: Optional[str] = None) -> ArtifactListResult:
         """Versions of a task's artifacts (the current task's by default)."""
         return cast(ArtifactListResult, self._request("artifact.list", clean({"name": name, "task_id": task_id})))
+
+    def list_gaps(self, task_id: Optional[str] = None, status: Optional[GapStatus] = None) -> GapListResult:
+        """A task's gaps (the current task's by default), oldest first, with who opened and what closed each."""
+        return cast(GapListResult, self._request("gap.list", clean({"task_id": task_id, "status": status})))
+
+    def close_gap(self, gap_id: str, note: str) -> GapResult:
+        """Host: closes a gap without an artifact that covers it (the user decides it does not matter), with a note."""
+        return cast(GapResult, self._request("gap.close", clean({"gap_id": gap_id, "note": note})))
 
     def mark_artifact(self, name: str, version: int, mark: ArtifactMark, ok: Optional[bool] = None, detail: Optional[str] = None) -> ArtifactResult:
         """Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."""
@@ -96,9 +109,11 @@ class AsyncDeliverableMethods:
         """A task's adjustments (the current task's by default), verbatim, with their history."""
         return cast(AdjustmentListResult, await self._request("adjust.list", clean({"task_id": task_id})))
 
-    async def put_artifact(self, name: str, kind: ArtifactKind, content: str, supersedes: Optional[Sequence[int]] = None, run_id: Optional[str] = None, epoch: Optional[int] = None, note: Optional[str] = None, attachments: Optional[Sequence[AttachmentInput]] = None) -> ArtifactResult:
-        """Saves a deliverable version (draft, increment or full); allowed even past the budget."""
-        return cast(ArtifactResult, await self._request("artifact.put", clean({"name": name, "kind": kind, "content": content, "supersedes": supersedes, "run_id": run_id, "epoch": epoch, "note": note, "attachments": attachments})))
+    async def put_artifact(self, name: str, kind: ArtifactKind, content: str, supersedes: Optional[Sequence[int]] = None, run_id: Optional[str] = None, epoch: Optional[int] = None, note: Optional[str] = None, attachments: Optional[Sequence[AttachmentInput]] = None, gaps: Optional[Sequence[str]] = None, closes: Optional[Sequence[str]] = None) -> ArtifactResult:
+        """Saves a deliverable version (draft, increment or full); allowed even past the budget.
+        ``gaps``: what it does not yet cover (opened with it); ``closes``: gap ids it covers (closed by it).
+        """
+        return cast(ArtifactResult, await self._request("artifact.put", clean({"name": name, "kind": kind, "content": content, "supersedes": supersedes, "run_id": run_id, "epoch": epoch, "note": note, "attachments": attachments, "gaps": gaps, "closes": closes})))
 
     async def get_artifact(self, name: str, version: Optional[int] = None, attachment: Optional[str] = None) -> ArtifactGetResult:
         """One version with its content (newest by default), or one attachment's content."""
@@ -107,6 +122,14 @@ class AsyncDeliverableMethods:
     async def list_artifacts(self, name: Optional[str] = None, task_id: Optional[str] = None) -> ArtifactListResult:
         """Versions of a task's artifacts (the current task's by default)."""
         return cast(ArtifactListResult, await self._request("artifact.list", clean({"name": name, "task_id": task_id})))
+
+    async def list_gaps(self, task_id: Optional[str] = None, status: Optional[GapStatus] = None) -> GapListResult:
+        """A task's gaps (the current task's by default), oldest first, with who opened and what closed each."""
+        return cast(GapListResult, await self._request("gap.list", clean({"task_id": task_id, "status": status})))
+
+    async def close_gap(self, gap_id: str, note: str) -> GapResult:
+        """Host: closes a gap without an artifact that covers it (the user decides it does not matter), with a note."""
+        return cast(GapResult, await self._request("gap.close", clean({"gap_id": gap_id, "note": note})))
 
     async def mark_artifact(self, name: str, version: int, mark: ArtifactMark, ok: Optional[bool] = None, detail: Optional[str] = None) -> ArtifactResult:
         """Marks a version preview, saved, exported or opened (``ok=False`` for a failure)."""

@@ -30,6 +30,7 @@ from .types import (
     RunClaimResult,
     RunContinueResult,
     RunEndStatus,
+    RunFinishResult,
     RunGetResult,
     RunHeartbeatResult,
     RunListResult,
@@ -138,9 +139,9 @@ class RunMethods:
         """The user stops the run; the host may omit the epoch."""
         return cast(RunResult, self._request("run.cancel", clean({"run_id": run_id, "reason": reason, "epoch": epoch})))
 
-    def finish_run(self, run_id: str, epoch: int, outcome: str, gaps: Optional[Sequence[str]] = None, status: Optional[RunEndStatus] = None) -> RunResult:
-        """Ends a run with its outcome and the gaps still open."""
-        return cast(RunResult, self._request("run.finish", clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
+    def finish_run(self, run_id: str, epoch: int, outcome: str, gaps: Optional[Sequence[str]] = None, status: Optional[RunEndStatus] = None) -> RunFinishResult:
+        """Ends a run with its outcome and the gaps still open; each gap gets an id (the open gap of the same text is that one)."""
+        return cast(RunFinishResult, self._request("run.finish", clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
     def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
         """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
@@ -271,9 +272,9 @@ class AsyncRunMethods:
         """The user stops the run; the host may omit the epoch."""
         return cast(RunResult, await self._request("run.cancel", clean({"run_id": run_id, "reason": reason, "epoch": epoch})))
 
-    async def finish_run(self, run_id: str, epoch: int, outcome: str, gaps: Optional[Sequence[str]] = None, status: Optional[RunEndStatus] = None) -> RunResult:
-        """Ends a run with its outcome and the gaps still open."""
-        return cast(RunResult, await self._request("run.finish", clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
+    async def finish_run(self, run_id: str, epoch: int, outcome: str, gaps: Optional[Sequence[str]] = None, status: Optional[RunEndStatus] = None) -> RunFinishResult:
+        """Ends a run with its outcome and the gaps still open; each gap gets an id (the open gap of the same text is that one)."""
+        return cast(RunFinishResult, await self._request("run.finish", clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
     async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
         """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.

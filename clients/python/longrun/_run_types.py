@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 from ._base_types import BudgetDimension, BudgetLimits, JSONObject, ReceiptKind, ReceiptStatus, RunStatus
 from ._approval_types import Approval
+from ._deliverable_types import Gap
 from ._task_types import PendingInfo, Task, TaskBounds
 
 
@@ -178,6 +179,12 @@ class TaskStatusResult(_TaskStatusBase, total=False):
 
 class RunResult(TypedDict):
     run: Run
+
+
+class RunFinishResult(TypedDict):
+    run: Run
+    #: The gaps it left, with ids (the task's; the same text as an open gap is that gap).
+    gaps: List[Gap]
 
 
 HeartbeatStop = Optional[Literal["cancelled", "budget_exhausted", "deadline", "superseded"]]

@@ -29,7 +29,7 @@ from ._run_types import (  # noqa: F401
     Authorization, BudgetResult, BudgetStatus, ChargeResult, EventsReadResult, GrantRecord, GrantRequest, HeartbeatStop, HostAnswer,
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
-    ChildRunSummary, RootEvent, RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunListResult, RunResult, RunSummary, RunTotal,
+    ChildRunSummary, RootEvent, RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunFinishResult, RunListResult, RunResult, RunSummary, RunTotal,
     TaskStatusResult,
 )
 from ._deliverable_types import (  # noqa: F401
@@ -37,6 +37,7 @@ from ._deliverable_types import (  # noqa: F401
     AdjustmentSatisfaction, ArtifactAttachment, ArtifactContent, ArtifactGetResult,
     ArtifactListResult, ArtifactMarkInfo, ArtifactResult, ArtifactVersion, AttachmentInput,
     ContextPutResult, ContextReadResult, ContextShareResult, Coverage,
+    Gap, GapArtifact, GapClosed, GapListResult, GapOpened, GapResult, GapStatus, VersionGaps,
 )
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "ArtifactMarkInfo", "ArtifactAttachment", "ArtifactVersion", "ArtifactContent",
     "ArtifactResult", "ArtifactGetResult", "ArtifactListResult", "ContextPutResult", "Coverage",
     "ContextReadResult", "ContextShareResult",
+    "Gap", "GapArtifact", "GapClosed", "GapListResult", "GapOpened", "GapResult", "GapStatus", "VersionGaps", "RunFinishResult",
     "EventsReadResult", "RootEvent", "Approval", "ApprovalDecision", "ApprovalListResult", "ApprovalRequestResult",
     "ApprovalResult", "ApprovalStatus",
     "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult", "DeleteResult",

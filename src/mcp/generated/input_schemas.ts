@@ -245,6 +245,8 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     epoch: {"type":"integer","minimum":1,"description":"The run's ownership number, e.g. 1"},
     note: {"type":"string","description":"e.g. \"adds section 3\""},
     attachments: {"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},"error":{"type":"string"}},"required":["name"]},"description":"Files with it, each {name, content} or {name, error}, e.g. [{\"name\": \"data.csv\", \"content\": \"a,b\"}]"},
+    gaps: {"type":"array","items":{"type":"string"},"description":"What this version does not yet cover, e.g. [\"fund C's fees\"]"},
+    closes: {"type":"array","items":{"type":"string"},"description":"Gap ids this version covers (gap_list shows them), e.g. [\"G_0001\"]"},
   } },
   artifact_get: { type: "object", required: ["name"], properties: {
     name: {"type":"string","description":"e.g. \"report\""},
@@ -253,6 +255,9 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
   } },
   artifact_list: { type: "object", properties: {
     name: {"type":"string","description":"Only this deliverable, e.g. \"report\""},
+  } },
+  gap_list: { type: "object", properties: {
+    status: {"type":"string","enum":["open","closed"],"description":"Only \"open\" or \"closed\" ones, e.g. \"open\""},
   } },
   artifact_mark: { type: "object", required: ["name","version","mark"], properties: {
     name: {"type":"string","description":"e.g. \"report\""},

@@ -2,7 +2,7 @@
 import { LIMITS } from "../../core/limits.ts";
 import type { Root } from "../../root/root.ts";
 import { L } from "../ledger_schemas.ts";
-import { method } from "../method.ts";
+import { callerName, method } from "../method.ts";
 import { invalidParams } from "../errors.ts";
 import { currentTaskId } from "./runs.ts";
 
@@ -56,11 +56,12 @@ export const deliverableMethods = [
   method({
     name: "artifact.put",
     side: "agent",
-    summary: "Save a deliverable version (draft, increment or full; a full one supersedes earlier versions); allowed even past the budget",
+    summary:
+      "Save a deliverable version (draft, increment or full; a full one supersedes earlier versions); allowed even past the budget; gaps: what it does not yet cover (opened with it, or the open gap of the same text); closes: gap ids it covers (closed by it); the version shows the gaps open then and those it closed",
     params: L.artifactPut,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => {
+    handler: async ({ root, caller }, p) => {
       const artifact = await root.deliverables.put({
         task_id: await taskOf(root, p.run_id),
         name: p.name,
@@ -70,9 +71,30 @@ export const deliverableMethods = [
         run: runRef(p, "artifact.put"),
         note: p.note,
         attachments: p.attachments,
+        gaps: p.gaps,
+        closes: p.closes,
+        by: callerName(caller),
       });
       return { artifact };
     },
+  }),
+  method({
+    name: "gap.list",
+    side: "agent",
+    summary: "The current task's gaps (or another's, by task_id), oldest first: gap_id, text, status (open or closed), opened (at, run_id, by), closed (at, run_id, by, artifact {name, version} that covers it, note); status narrows them",
+    params: L.gapList,
+    lane: "read",
+    readOnly: true,
+    handler: async ({ root }, p) => ({ gaps: await root.deliverables.gaps(p.task_id ?? (await currentTaskId(root)), p.status) }),
+  }),
+  method({
+    name: "gap.close",
+    side: "host",
+    summary: "Close a gap without an artifact that covers it (the user decides it does not matter), with a note; a closed gap stays closed",
+    params: L.gapClose,
+    lane: "state",
+    readOnly: false,
+    handler: async ({ root, caller }, p) => ({ gap: await root.deliverables.closeGap(p.gap_id, p.note, callerName(caller)) }),
   }),
   method({
     name: "artifact.get",

@@ -293,11 +293,15 @@ export const runMethods = [
   method({
     name: "run.finish",
     side: "agent",
-    summary: "End a run with its outcome and the gaps still open (a normal end never claims the gaps are closed)",
+    summary: "End a run with its outcome and the gaps still open (a normal end never claims the gaps are closed); each gap is the task's, with an id (the open gap of the same text is that one); returns run and gaps",
     params: L.runFinish,
     lane: "state",
     readOnly: false,
-    handler: async ({ root }, p) => ({ run: await root.runs.finish(p.run_id, p.epoch, p.outcome, p.gaps ?? [], p.status ?? "finished") }),
+    handler: async ({ root }, p) => {
+      const run = await root.runs.finish(p.run_id, p.epoch, p.outcome, p.gaps ?? [], p.status ?? "finished");
+      const named = new Set((p.gaps ?? []).map((g) => g.trim()));
+      return { run, gaps: named.size ? (await root.deliverables.gaps(run.task_id, "open")).filter((g) => named.has(g.text)) : [] };
+    },
   }),
   method({
     name: "receipt.begin",
