@@ -57,6 +57,7 @@ OBJECTS = {
     "answer": "HostAnswerIn",
     "items": "MemoryItem",
     "attachments": "AttachmentInput",
+    "sent": "SentDigest",
 }
 
 METHODS: Tuple[M, ...] = TASK_METHODS + RUN_METHODS + DELIVERABLE_METHODS

@@ -144,10 +144,11 @@ RUN_METHODS: Tuple[M, ...] = (
     M("finish_run", "run.finish", "RunFinishResult", "run_id epoch outcome gaps status",
       "Ends a run with its outcome and the gaps still open; each gap gets an id (the open gap of the same text is that one)."),
     # -- receipt -----------------------------------------------------------------------------------
-    M("begin_receipt", "receipt.begin", "ReceiptBeginResult", "run_id epoch tool idempotency_key args=UNSET args_digest source send_to kind",
+    M("begin_receipt", "receipt.begin", "ReceiptBeginResult", "run_id epoch tool idempotency_key args=UNSET args_digest source send_to kind sent",
       "Records an effect before it runs; a key that completed returns its result with ``replayed: True``.\n"
       "``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run`` (``tool``: a child run id from ``start_child_run``).\n"
-      "Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``."),
+      "Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.\n"
+      "``sent`` (model requests): sha256 hex digests of what was sent, ``{digest, question, constraints}``; ``get_run`` shows the chain."),
     M("settle_receipt", "receipt.settle", "ReceiptResult", "run_id epoch receipt_id outcome result_ref error evidence",
       "Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."),
     M("list_receipts", "receipt.list", "ReceiptListResult", "run_id status",

@@ -520,6 +520,11 @@ export const MIGRATIONS: Migration[] = [
       END`,
     ],
   },
+  {
+    version: 21,
+    name: "the request chain: a model request's digest of what was sent, its question and constraints among it (src/ledger/request_chain.ts)",
+    sql: [`ALTER TABLE receipts ADD COLUMN sent TEXT`],
+  },
 ];
 
 /** Brings `db` to the newest schema version; a no-op when it is there already. */

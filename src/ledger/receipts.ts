@@ -30,6 +30,15 @@ export interface Receipt {
   begun_at: string;
   settled_at: string | null;
   unknown_at: string | null;
+  /** For a model request: the host's digest of what it sent (src/ledger/request_chain.ts); null when none was recorded. */
+  sent: SentDigest | null;
+}
+
+/** What the host says a model request sent: sha256 hex digests of the whole request, of the question and of each constraint as sent. */
+export interface SentDigest {
+  digest: string;
+  question?: string;
+  constraints?: string[];
 }
 
 export function toReceipt(r: Row): Receipt {
@@ -49,6 +58,7 @@ export function toReceipt(r: Row): Receipt {
     begun_at: String(r.begun_at),
     settled_at: str(r.settled_at),
     unknown_at: str(r.unknown_at),
+    sent: json<SentDigest | null>(r.sent, null),
   };
 }
 
@@ -67,6 +77,8 @@ export interface BeginInput {
   source?: string;
   /** The provider the effect sends data to, checked against the run's `send`. */
   send_to?: string;
+  /** For a model request: the digest of what was sent (its question and constraints among it). */
+  sent?: SentDigest;
 }
 
 export interface SettleInput {
@@ -193,9 +205,9 @@ export class Receipts {
       if (!status.effects_allowed) throw noEffects(input.run_id, status);
       const attempt = verdict.attempt;
       const ins = await tx.execute({
-        sql: `INSERT INTO receipts(run_seq, idempotency_key, attempt, tool, kind, args_digest, status, epoch, begun_at)
-              VALUES (?, ?, ?, ?, ?, ?, 'begun', ?, ?) RETURNING seq`,
-        args: [seq, input.idempotency_key, attempt, input.tool, kind, input.args_digest, input.epoch, at],
+        sql: `INSERT INTO receipts(run_seq, idempotency_key, attempt, tool, kind, args_digest, status, epoch, begun_at, sent)
+              VALUES (?, ?, ?, ?, ?, ?, 'begun', ?, ?, ?) RETURNING seq`,
+        args: [seq, input.idempotency_key, attempt, input.tool, kind, input.args_digest, input.epoch, at, input.sent ? JSON.stringify(input.sent) : null],
       });
       const receiptSeq = Number(ins.rows[0]!.seq);
       // each kind counts where it belongs: a tool call as a tool call, a model request as a request

@@ -16,6 +16,7 @@ import { mayClaim } from "../core/run_rules/liveness.ts";
 import { RECEIPT_KINDS, type ReceiptKind } from "../core/run_rules/receipts.ts";
 import type { TaskState } from "../core/task.ts";
 import { addEvent, ANCESTRY, json, type LedgerDeps, now, RUN_ID, seqOf } from "./common.ts";
+import { requestChain } from "./request_chain.ts";
 import { latestCheckpoint, type RunCheckpoint } from "./lifecycle.ts";
 import type { BudgetStatus, Budgets } from "./budget.ts";
 import { type OpenItem, type Receipt, type Receipts, toReceipt } from "./receipts.ts";
@@ -246,6 +247,8 @@ export class Runs {
       open_items: await this.receipts.openItems(seq),
       checkpoint: await latestCheckpoint(this.d, seq),
       children,
+      // the run's model requests against the task's question and constraints (request_chain.ts)
+      request_chain: requestChain(task.rows[0] ? String(task.rows[0].question) : null, task.rows[0] ? json<string[]>(task.rows[0].constraints, []) : [], receipts),
       events,
     };
   }

@@ -287,6 +287,7 @@ export const runTools: ToolDef[] = [
       args_digest: 'Or the sha256 hex of them, e.g. "9f86d081884c7d65…"',
       source: 'The source it reads, if any (must be in the run\'s sources), e.g. "https://example.org/a"',
       send_to: 'The provider it sends data to, if any (must be in the run\'s send), e.g. "openai"',
+      sent: 'For a model request: sha256 hex digests of what you send, {digest, question, constraints}, e.g. {"digest": "9f86…", "question": "2c26…", "constraints": ["fcde…"]}',
     }),
     output: shape({ receipt: RECEIPT, replayed: BOOLEAN }),
     hints: ADDS,

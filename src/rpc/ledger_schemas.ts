@@ -7,6 +7,7 @@ import { jsonObject, longText, params, positiveInt, shortText, stringList, taskI
 
 const runId = v.pipe(v.string(), v.regex(/^R_\d{1,15}$/, "a run id looks like R_0001"));
 const approvalId = v.pipe(v.string(), v.regex(/^A_\d{1,15}$/, "an approval id looks like A_0001 (approval.list shows them)"));
+const sha256Hex = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a sha256 hex digest (64 lower-case hex digits)"));
 const gapId = v.pipe(v.string(), v.regex(/^G_\d{1,15}$/, "a gap id looks like G_0001 (gap.list shows them)"));
 const epoch = v.pipe(v.number(), v.integer(), v.minValue(1));
 const ownerTtl = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.owner_ttl_seconds)));
@@ -159,9 +160,17 @@ export const L = {
     kind: v.optional(v.picklist(RECEIPT_KINDS)),
     idempotency_key: shortText(),
     args: v.optional(v.unknown()),
-    args_digest: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a sha256 hex digest"))),
+    args_digest: v.optional(sha256Hex),
     source: v.optional(shortText()),
     send_to: v.optional(shortText()),
+    // a model request: the host's digests of what it sent, so run.get shows the question and constraints went into it
+    sent: v.optional(
+      v.strictObject({
+        digest: sha256Hex,
+        question: v.optional(sha256Hex),
+        constraints: v.optional(v.pipe(v.array(sha256Hex), v.maxLength(LIMITS.list_items))),
+      }),
+    ),
   }),
   receiptSettle: params({
     run_id: runId,

@@ -44,7 +44,7 @@ METHOD_PARAMS: Dict[str, Tuple[str, ...]] = {
     "memory.save_many": ("items",),
     "memory.search": ("query", "limit", "type", "cursor",),
     "memory.update": ("id", "content", "title", "keywords",),
-    "receipt.begin": ("run_id", "epoch", "tool", "idempotency_key", "args", "args_digest", "source", "send_to", "kind",),
+    "receipt.begin": ("run_id", "epoch", "tool", "idempotency_key", "args", "args_digest", "source", "send_to", "kind", "sent",),
     "receipt.list": ("run_id", "status",),
     "receipt.settle": ("run_id", "epoch", "receipt_id", "outcome", "result_ref", "error", "evidence",),
     "run.cancel": ("run_id", "reason", "epoch",),

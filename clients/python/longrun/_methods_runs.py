@@ -35,6 +35,7 @@ from .types import (
     RunHeartbeatResult,
     RunListResult,
     RunResult,
+    SentDigest,
 )
 
 
@@ -143,12 +144,13 @@ class RunMethods:
         """Ends a run with its outcome and the gaps still open; each gap gets an id (the open gap of the same text is that one)."""
         return cast(RunFinishResult, self._request("run.finish", clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
-    def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
+    def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None, sent: Optional[SentDigest] = None) -> ReceiptBeginResult:
         """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
         ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run`` (``tool``: a child run id from ``start_child_run``).
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
+        ``sent`` (model requests): sha256 hex digests of what was sent, ``{digest, question, constraints}``; ``get_run`` shows the chain.
         """
-        return cast(ReceiptBeginResult, self._request("receipt.begin", clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind}, keep=('args',))))
+        return cast(ReceiptBeginResult, self._request("receipt.begin", clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind, "sent": sent}, keep=('args',))))
 
     def settle_receipt(self, run_id: str, epoch: int, receipt_id: str, outcome: ReceiptOutcome, result_ref: Optional[str] = None, error: Optional[str] = None, evidence: Optional[str] = None) -> ReceiptResult:
         """Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."""
@@ -276,12 +278,13 @@ class AsyncRunMethods:
         """Ends a run with its outcome and the gaps still open; each gap gets an id (the open gap of the same text is that one)."""
         return cast(RunFinishResult, await self._request("run.finish", clean({"run_id": run_id, "epoch": epoch, "outcome": outcome, "gaps": gaps, "status": status})))
 
-    async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None) -> ReceiptBeginResult:
+    async def begin_receipt(self, run_id: str, epoch: int, tool: str, idempotency_key: str, args: Any = UNSET, args_digest: Optional[str] = None, source: Optional[str] = None, send_to: Optional[str] = None, kind: Optional[ReceiptKind] = None, sent: Optional[SentDigest] = None) -> ReceiptBeginResult:
         """Records an effect before it runs; a key that completed returns its result with ``replayed: True``.
         ``kind``: ``tool_call`` (default, counts a tool call), ``model_request`` (counts a request) or ``child_run`` (``tool``: a child run id from ``start_child_run``).
         Give ``args`` (hashed by the server; None is sent as JSON null) or ``args_digest``. See also ``effect``.
+        ``sent`` (model requests): sha256 hex digests of what was sent, ``{digest, question, constraints}``; ``get_run`` shows the chain.
         """
-        return cast(ReceiptBeginResult, await self._request("receipt.begin", clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind}, keep=('args',))))
+        return cast(ReceiptBeginResult, await self._request("receipt.begin", clean({"run_id": run_id, "epoch": epoch, "tool": tool, "idempotency_key": idempotency_key, "args": args, "args_digest": args_digest, "source": source, "send_to": send_to, "kind": kind, "sent": sent}, keep=('args',))))
 
     async def settle_receipt(self, run_id: str, epoch: int, receipt_id: str, outcome: ReceiptOutcome, result_ref: Optional[str] = None, error: Optional[str] = None, evidence: Optional[str] = None) -> ReceiptResult:
         """Settles an effect: completed (``result_ref``) or failed (``error``); an unknown one only with ``evidence``."""

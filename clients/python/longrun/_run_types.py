@@ -141,6 +141,39 @@ class Receipt(TypedDict):
     begun_at: str
     settled_at: Optional[str]
     unknown_at: Optional[str]
+    #: For a model request: the digests of what was sent (``begin_receipt(sent=...)``).
+    sent: Optional["SentDigest"]
+
+
+class SentDigest(TypedDict, total=False):
+    """sha256 hex digests of what a model request sent: the whole request (required), its question, each constraint."""
+    digest: str
+    question: str
+    constraints: List[str]
+
+
+class ChainConstraint(TypedDict):
+    index: int
+    text: str
+
+
+class ChainRequest(TypedDict):
+    receipt_id: str
+    status: ReceiptStatus
+    begun_at: str
+    digest: Optional[str]
+    question: Literal["carried", "differs", "not_recorded"]
+    constraints_missing: Optional[List[ChainConstraint]]
+    drifted: bool
+
+
+class RequestChain(TypedDict):
+    """Whether the task's question and constraints went into each model request of the run."""
+    question_sha256: Optional[str]
+    constraints_sha256: List[str]
+    requests: List[ChainRequest]
+    drifted: int
+    not_recorded: int
 
 
 class RunEvent(TypedDict):
@@ -239,6 +272,7 @@ class RunGetResult(TypedDict):
     open_items: List[Union[Receipt, OpenCharge]]
     checkpoint: Optional[RunCheckpoint]
     children: List[ChildRunSummary]
+    request_chain: RequestChain
     events: List[RunEvent]
 
 

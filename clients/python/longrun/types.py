@@ -30,6 +30,7 @@ from ._run_types import (  # noqa: F401
     HostAnswerIn, OpenCharge, Receipt, ReceiptBeginResult, ReceiptListResult, ReceiptResult, Run,
     RunAllowance, RunAllowances, RunCheckpoint, RunCheckpointResult, RunClaimResult,
     ChildRunSummary, RootEvent, RunContinueResult, RunEvent, RunGetResult, RunHeartbeatResult, RunFinishResult, RunListResult, RunResult, RunSummary, RunTotal,
+    SentDigest, ChainConstraint, ChainRequest, RequestChain,
     TaskStatusResult,
 )
 from ._deliverable_types import (  # noqa: F401
@@ -61,7 +62,7 @@ __all__ = [
     "ArtifactMarkInfo", "ArtifactAttachment", "ArtifactVersion", "ArtifactContent",
     "ArtifactResult", "ArtifactGetResult", "ArtifactListResult", "ContextPutResult", "Coverage",
     "ContextReadResult", "ContextShareResult",
-    "Gap", "GapArtifact", "GapClosed", "GapListResult", "GapOpened", "GapResult", "GapStatus", "VersionGaps", "RunFinishResult",
+    "Gap", "GapArtifact", "GapClosed", "GapListResult", "GapOpened", "GapResult", "GapStatus", "VersionGaps", "RunFinishResult", "SentDigest", "ChainConstraint", "ChainRequest", "RequestChain",
     "EventsReadResult", "RootEvent", "Approval", "ApprovalDecision", "ApprovalListResult", "ApprovalRequestResult",
     "ApprovalResult", "ApprovalStatus",
     "CheckpointEntry", "CheckpointFull", "CheckpointListResult", "CheckpointGetResult", "ForkedFrom", "ForkResult", "DeleteResult",

@@ -185,6 +185,7 @@ export const INPUT_SCHEMAS: Record<string, InputSchema> = {
     args_digest: {"type":"string","description":"Or the sha256 hex of them, e.g. \"9f86d081884c7d65…\""},
     source: {"type":"string","description":"The source it reads, if any (must be in the run's sources), e.g. \"https://example.org/a\""},
     send_to: {"type":"string","description":"The provider it sends data to, if any (must be in the run's send), e.g. \"openai\""},
+    sent: {"type":"object","properties":{"digest":{"type":"string"},"question":{"type":"string"},"constraints":{"type":"array","items":{"type":"string"}}},"required":["digest"],"description":"For a model request: sha256 hex digests of what you send, {digest, question, constraints}, e.g. {\"digest\": \"9f86…\", \"question\": \"2c26…\", \"constraints\": [\"fcde…\"]}"},
   } },
   receipt_settle: { type: "object", required: ["run_id","epoch","receipt_id","outcome"], properties: {
     run_id: {"type":"string","description":"The run, e.g. \"R_0001\""},

@@ -307,7 +307,7 @@ export const runMethods = [
     name: "receipt.begin",
     side: "agent",
     summary:
-      "Record an effect before it runs (durable on return): kind tool_call (default, counts a tool call), model_request (counts a request) or child_run (its tool is a child run of this run, from run.child: counts here nowhere, the child's own spend rolls up); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true",
+      "Record an effect before it runs (durable on return): kind tool_call (default, counts a tool call), model_request (counts a request) or child_run (its tool is a child run of this run, from run.child: counts here nowhere, the child's own spend rolls up); the tool, the source it reads (source) and the provider it sends data to (send_to) must be in the run's grant; a requested run begins nothing; a key that completed returns its result with replayed: true; sent (model_request): the host's sha256 digests of the request, its question and each constraint as sent, shown by run.get's request_chain",
     params: L.receiptBegin,
     lane: "state",
     readOnly: false,
@@ -315,8 +315,11 @@ export const runMethods = [
       if ((p.args === undefined) === (p.args_digest === undefined)) {
         throw invalidParams("Invalid params for receipt.begin: give exactly one of args (hashed here) or args_digest (sha256 hex)", { field: "args" });
       }
+      if (p.sent && p.kind !== "model_request") {
+        throw invalidParams("Invalid params for receipt.begin: sent (the digest of what a model request sent) goes with kind: model_request", { field: "sent" });
+      }
       const digest = p.args_digest ?? sha256Hex(canonicalJson(p.args));
-      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, kind: p.kind, idempotency_key: p.idempotency_key, args_digest: digest, source: p.source, send_to: p.send_to });
+      return root.runs.begin({ run_id: p.run_id, epoch: p.epoch, tool: p.tool, kind: p.kind, idempotency_key: p.idempotency_key, args_digest: digest, source: p.source, send_to: p.send_to, sent: p.sent });
     },
   }),
   method({
